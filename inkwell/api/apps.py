@@ -1,0 +1,14 @@
+from django.apps import AppConfig
+
+
+class ApiConfig(AppConfig):
+    name = "inkwell.api"
+    label = "api"
+
+    def ready(self):
+        from rest_framework import fields
+
+        # The spec's field messages are word for word, without DRF's trailing period. Setting
+        # the base class's defaults here makes every serializer field inherit them.
+        fields.Field.default_error_messages["required"] = "This field is required"
+        fields.Field.default_error_messages["null"] = "This field may not be null"

@@ -1,0 +1,34 @@
+"""The response envelopes of API-CONTRACT section 1.
+
+Views return plain data and the renderer wraps it as ``{"success": true, "data": ...}``. Bodies
+that are already envelopes (lists, errors, results with a message) are built as ``Enveloped``
+so the renderer sends them untouched.
+"""
+
+from typing import Any
+
+from rest_framework import status as http_status
+from rest_framework.response import Response
+
+
+class Enveloped(dict):
+    """A response body that is already a complete envelope."""
+
+
+def success_body(data: Any, message: str | None = None) -> Enveloped:
+    body = Enveloped(success=True, data=data)
+    if message:
+        body["message"] = message
+    return body
+
+
+def ok(data: Any = None, *, message: str | None = None, status: int = http_status.HTTP_200_OK, headers=None) -> Response:
+    return Response(success_body(data, message), status=status, headers=headers)
+
+
+def created(data: Any, *, message: str | None = None) -> Response:
+    return ok(data, message=message, status=http_status.HTTP_201_CREATED)
+
+
+def no_content() -> Response:
+    return Response(status=http_status.HTTP_204_NO_CONTENT)

@@ -1,0 +1,214 @@
+"""Every error the API answers, in the one envelope of API-CONTRACT section 1.
+
+DRF's exceptions, Django's (404, permission, validation) and anything unexpected all pass
+through ``exception_handler`` (DRF views) or the ``handler*`` views (everything else), so no
+view formats an error by hand.
+"""
+
+import logging
+from typing import Any
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import JsonResponse
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+
+from inkwell.api.envelope import Enveloped
+from inkwell.api.logging import current_request_id
+
+logger = logging.getLogger("inkwell.api")
+
+GENERAL_MESSAGES = {
+    400: "Validation failed",
+    401: "Authentication required",
+    402: "Insufficient credits",
+    403: "Permission denied",
+    404: "Resource not found",
+    405: "Method not allowed",
+    409: "Conflict",
+    410: "Resource not found",
+    415: "Unsupported media type",
+    422: "Validation failed",
+    429: "Rate limit exceeded",
+    500: "Internal server error",
+}
+
+DEFAULT_CODES = {
+    400: "validation_error",
+    401: "authentication_required",
+    402: "insufficient_credits",
+    403: "permission_denied",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    410: "gone",
+    415: "unsupported_media_type",
+    422: "validation_error",
+    429: "rate_limited",
+    500: "server_error",
+}
+
+
+class ApiError(exceptions.APIException):
+    """An error with an envelope ``code`` and optional field errors.
+
+    ``error`` overrides the general message for the status where the spec has none fitting
+    (for example 410 naming the new path).
+    """
+
+    code = "server_error"
+
+    def __init__(self, errors: dict[str, list[str]] | None = None, *, error: str | None = None, code: str | None = None):
+        self.errors = errors
+        self.error = error
+        if code:
+            self.code = code
+        super().__init__(detail=error or GENERAL_MESSAGES.get(self.status_code, ""), code=self.code)
+
+
+class Conflict(ApiError):
+    status_code = status.HTTP_409_CONFLICT
+    code = "conflict"
+
+
+class StateConflict(ApiError):
+    status_code = status.HTTP_409_CONFLICT
+    code = "state_conflict"
+
+
+class BusinessRuleViolation(ApiError):
+    """Well-formed input that breaks a rule on existing data (422, contract section 1)."""
+
+    status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
+    code = "validation_error"
+
+
+class PlanInactive(ApiError):
+    status_code = status.HTTP_403_FORBIDDEN
+    code = "plan_inactive"
+
+
+class PlanLimitReached(ApiError):
+    status_code = status.HTTP_403_FORBIDDEN
+    code = "plan_limit_reached"
+
+
+class ModuleDisabled(ApiError):
+    status_code = status.HTTP_403_FORBIDDEN
+    code = "module_disabled"
+
+
+class InsufficientCredits(ApiError):
+    status_code = status.HTTP_402_PAYMENT_REQUIRED
+    code = "insufficient_credits"
+
+    def __init__(self):
+        super().__init__({"credits": ["Insufficient credits"]})
+
+
+class Gone(ApiError):
+    status_code = status.HTTP_410_GONE
+    code = "gone"
+
+
+class InvalidCredentials(ApiError):
+    status_code = status.HTTP_401_UNAUTHORIZED
+    code = "authentication_required"
+
+    def __init__(self):
+        super().__init__({"password": ["Invalid credentials"]})
+
+
+def error_body(status_code: int, *, code: str | None = None, error: str | None = None, errors: dict | None = None) -> Enveloped:
+    body = Enveloped(
+        success=False,
+        error=error or GENERAL_MESSAGES.get(status_code, "Error"),
+        code=code or DEFAULT_CODES.get(status_code, "server_error"),
+        request_id=current_request_id.get(),
+    )
+    if errors:
+        body["errors"] = errors
+    return body
+
+
+def flatten_errors(detail: Any, prefix: str = "") -> dict[str, list[str]]:
+    """DRF's nested error detail as ``{"field": [...], "nested.field": [...], "items.0.field": [...]}``."""
+    if isinstance(detail, dict):
+        flat: dict[str, list[str]] = {}
+        for key, value in detail.items():
+            flat.update(flatten_errors(value, f"{prefix}.{key}" if prefix else str(key)))
+        return flat
+    if isinstance(detail, list) and any(isinstance(item, (dict, list)) for item in detail):
+        flat = {}
+        for index, item in enumerate(detail):
+            flat.update(flatten_errors(item, f"{prefix}.{index}" if prefix else str(index)))
+        return flat
+    messages = [str(item) for item in detail] if isinstance(detail, list) else [str(detail)]
+    return {prefix or "non_field_errors": messages} if messages else {}
+
+
+def _code_of(exc: exceptions.APIException, status_code: int) -> str:
+    if isinstance(exc, ApiError):
+        return exc.code
+    if isinstance(exc, exceptions.ParseError):
+        return "parse_error"
+    if isinstance(exc, exceptions.AuthenticationFailed):
+        codes = exc.get_codes()
+        if codes in ("invalid_token", "token_expired"):
+            return codes
+    return DEFAULT_CODES.get(status_code, "server_error")
+
+
+def exception_handler(exc: Exception, context: dict) -> Response:
+    # Imported here: rest_framework.views imports the permission classes, which import this module.
+    from rest_framework.views import exception_handler as drf_exception_handler
+
+    if isinstance(exc, DjangoValidationError):
+        exc = exceptions.ValidationError(exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages})
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        logger.exception("Unhandled error in %s", context["request"].path if context.get("request") else "?")
+        return Response(error_body(500), status=500)
+
+    status_code = response.status_code
+    errors = None
+    error = None
+    if isinstance(exc, ApiError):
+        errors, error = exc.errors, exc.error
+    elif isinstance(exc, exceptions.ValidationError):
+        errors = flatten_errors(exc.detail)
+    elif isinstance(exc, exceptions.ParseError):
+        errors = {"body": [str(exc.detail)]}
+    if isinstance(exc, exceptions.Throttled):
+        state = getattr(context["request"]._request, "rate_limit", None)
+        if state is not None:
+            response["X-Throttle-Limit"] = str(state.limit)
+            response["X-Throttle-Remaining"] = "0"
+            response["X-Throttle-Reset"] = str(state.reset)
+    response.data = error_body(status_code, code=_code_of(exc, status_code), error=error, errors=errors)
+    return response
+
+
+def _json_error(status_code: int, **kwargs) -> JsonResponse:
+    return JsonResponse(error_body(status_code, **kwargs), status=status_code)
+
+
+def handler400(request, exception=None):
+    return _json_error(400)
+
+
+def handler403(request, exception=None):
+    return _json_error(403)
+
+
+def handler404(request, exception=None):
+    return _json_error(404)
+
+
+def handler500(request):
+    return _json_error(500)
+
+
+def csrf_failure(request, reason=""):
+    return _json_error(403, errors={"csrf": ["CSRF verification failed"]})
+

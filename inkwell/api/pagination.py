@@ -1,0 +1,53 @@
+from rest_framework import pagination
+from rest_framework.exceptions import ValidationError
+from rest_framework.response import Response
+
+from inkwell.api.envelope import Enveloped
+
+MAX_PAGE_SIZE = 100
+
+
+def _positive_int(request, name: str) -> int | None:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValidationError({name: ["A valid integer is required"]}) from None
+    if value < 1:
+        raise ValidationError({name: ["Ensure this value is greater than or equal to 1"]})
+    return value
+
+
+class PageNumberPagination(pagination.PageNumberPagination):
+    """``page`` (1-based) and ``page_size`` (default 20, larger values clamped to 100)."""
+
+    page_size = 20
+    page_size_query_param = "page_size"
+    max_page_size = MAX_PAGE_SIZE
+
+    def get_page_size(self, request) -> int:
+        requested = _positive_int(request, self.page_size_query_param)
+        return self.page_size if requested is None else min(requested, self.max_page_size)
+
+    def paginate_queryset(self, queryset, request, view=None):
+        _positive_int(request, self.page_query_param)
+        return super().paginate_queryset(queryset, request, view)
+
+    def get_paginated_response(self, data) -> Response:
+        return Response(
+            Enveloped(
+                success=True,
+                count=self.page.paginator.count,
+                next=self.get_next_link(),
+                previous=self.get_previous_link(),
+                results=data,
+            )
+        )
+
+    def get_paginated_response_schema(self, schema: dict) -> dict:
+        base = super().get_paginated_response_schema(schema)
+        base["properties"] = {"success": {"type": "boolean", "enum": [True]}, **base["properties"]}
+        base["required"] = ["success", "count", "next", "previous", "results"]
+        return base

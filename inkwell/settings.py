@@ -1,0 +1,301 @@
+"""Inkwell settings: one module, every value read from the environment.
+
+Every variable is documented in README.md (Configuration). With no environment at all the
+embedded default runs: SQLite and a database cache in ``data/``, Celery on the filesystem
+transport. Setting ``DATABASE_URL`` and ``REDIS_URL`` switches to the production profile.
+"""
+
+import os
+import secrets
+from pathlib import Path
+
+import dj_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env_str(name: str, default: str = "") -> str:
+    return os.environ.get(name, default)
+
+
+def env_bool(name: str, default: bool = False) -> bool:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_int(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    return default if value is None or value == "" else int(value)
+
+
+def env_list(name: str, default: str) -> list[str]:
+    return [item.strip() for item in env_str(name, default).split(",") if item.strip()]
+
+
+DATA_DIR = Path(env_str("INKWELL_DATA_DIR", str(BASE_DIR / "data"))).resolve()
+DATA_DIR.mkdir(parents=True, exist_ok=True)
+
+
+def _secret_key() -> str:
+    """The key from the environment, or one generated once and kept in the data folder.
+
+    No secret ships with the code: a fresh clone gets its own random key on first start.
+    """
+    key = env_str("DJANGO_SECRET_KEY")
+    if key:
+        return key
+    key_file = DATA_DIR / "secret_key"
+    if not key_file.exists():
+        fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(secrets.token_urlsafe(50))
+    return key_file.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+DEBUG = env_bool("DJANGO_DEBUG", False)
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,[::1],testserver")
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", "")
+INKWELL_VERSION = "0.1.0"
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "inkwell.api",
+    "inkwell.tenancy",
+    "inkwell.system",
+]
+
+MIDDLEWARE = [
+    "inkwell.api.middleware.RequestIdMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "inkwell.api.middleware.RateLimitHeadersMiddleware",
+]
+
+ROOT_URLCONF = "inkwell.urls"
+WSGI_APPLICATION = "inkwell.wsgi.application"
+ASGI_APPLICATION = "inkwell.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# Database: a SQLite file in the data folder unless DATABASE_URL names another.
+DATABASES = {
+    "default": dj_database_url.parse(
+        env_str("DATABASE_URL", f"sqlite:///{DATA_DIR / 'inkwell.sqlite3'}"),
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60),
+        conn_health_checks=True,
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # WAL and IMMEDIATE transactions let the web server and the embedded worker write
+    # concurrently without "database is locked" errors.
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": 20,
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Cache: shared by every process. Redis in production, a database table embedded.
+REDIS_URL = env_str("REDIS_URL")
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "inkwell"),
+        }
+    }
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": "inkwell_cache",
+            "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "inkwell"),
+        }
+    }
+
+AUTH_USER_MODEL = "tenancy.User"
+AUTHENTICATION_BACKENDS = ["django.contrib.auth.backends.ModelBackend"]
+PASSWORD_HASHERS = [
+    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+]
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
+]
+PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3 * 24 * 3600)
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = Path(env_str("STATIC_ROOT", str(DATA_DIR / "static")))
+MEDIA_URL = "media/"
+MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(DATA_DIR / "media")))
+# Admin and API-docs assets are found in the installed packages without collectstatic.
+WHITENOISE_USE_FINDERS = True
+
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", False)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+# Behind a TLS-terminating proxy in production: set these (see README, Production).
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+if env_bool("SECURE_PROXY_SSL_HEADER", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# E-mail: printed to the console unless an SMTP host is configured.
+EMAIL_BACKEND = env_str(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.smtp.EmailBackend" if env_str("EMAIL_HOST") else "django.core.mail.backends.console.EmailBackend",
+)
+EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 25)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Inkwell <no-reply@localhost>")
+
+REST_FRAMEWORK = {
+    "DEFAULT_RENDERER_CLASSES": ["inkwell.api.renderers.EnvelopeJSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": [
+        "rest_framework.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "inkwell.tenancy.authentication.BearerTokenAuthentication",
+        "inkwell.tenancy.authentication.ApiKeyAuthentication",
+        "inkwell.tenancy.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["inkwell.tenancy.permissions.IsAccountMember"],
+    "DEFAULT_THROTTLE_CLASSES": ["inkwell.api.throttling.ScopedRateThrottle"],
+    "DEFAULT_PAGINATION_CLASS": "inkwell.api.pagination.PageNumberPagination",
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "inkwell.api.negotiation.JSONOnlyNegotiation",
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_SCHEMA_CLASS": "inkwell.api.schema.EnvelopeAutoSchema",
+    "EXCEPTION_HANDLER": "inkwell.api.exceptions.exception_handler",
+    "NUM_PROXIES": env_int("INKWELL_NUM_PROXIES", 0),
+    "PAGE_SIZE": 20,
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+
+# Requests per minute for each rate-limit scope (API-CONTRACT section 6).
+INKWELL_RATE_LIMITS = {
+    "ai": env_int("RATE_LIMIT_AI", 60),
+    "content": env_int("RATE_LIMIT_CONTENT", 100),
+    "auth": env_int("RATE_LIMIT_AUTH", 20),
+    "general": env_int("RATE_LIMIT_GENERAL", 300),
+}
+
+INKWELL_JWT = {
+    "SIGNING_KEY": env_str("JWT_SIGNING_KEY") or SECRET_KEY,
+    "ALGORITHM": "HS256",
+    "ACCESS_TTL_SECONDS": env_int("JWT_ACCESS_TTL_SECONDS", 15 * 60),
+    "REFRESH_TTL_SECONDS": env_int("JWT_REFRESH_TTL_SECONDS", 7 * 24 * 3600),
+}
+INKWELL_DEFAULT_PLAN = env_str("INKWELL_DEFAULT_PLAN", "free")
+# Credits granted at sign-up; empty means the default plan's own signup_credits.
+INKWELL_SIGNUP_CREDITS = int(env_str("INKWELL_SIGNUP_CREDITS")) if env_str("INKWELL_SIGNUP_CREDITS") else None
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Inkwell API",
+    "DESCRIPTION": (
+        "Plan, write and publish web content with AI. Every response uses the envelope described "
+        "in the README; authenticate with `Authorization: Bearer <access token>` from "
+        "`/api/v1/auth/login/`, or `Authorization: ApiKey <key>`."
+    ),
+    "VERSION": INKWELL_VERSION,
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SCHEMA_PATH_PREFIX": r"/api/v1",
+    "ENUM_NAME_OVERRIDES": {},
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums"],
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    "SERVE_AUTHENTICATION": [],
+}
+
+# Celery: Redis when REDIS_URL is set; otherwise the filesystem transport inside the data
+# folder, so `make run` needs no broker service.
+CELERY_FS_DIR = DATA_DIR / "celery"
+if REDIS_URL:
+    CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", REDIS_URL)
+    CELERY_BROKER_TRANSPORT_OPTIONS = {}
+else:
+    CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(CELERY_FS_DIR / "queue"),
+        "data_folder_out": str(CELERY_FS_DIR / "queue"),
+        "control_folder": str(CELERY_FS_DIR / "control"),
+        "processed_folder": str(CELERY_FS_DIR / "processed"),
+        "store_processed": False,
+        "polling_interval": 0.2,
+    }
+    for _folder in ("queue", "control", "processed"):
+        (CELERY_FS_DIR / _folder).mkdir(parents=True, exist_ok=True)
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
+WORKER_HEARTBEAT_SECONDS = env_int("WORKER_HEARTBEAT_SECONDS", 30)
+CELERY_BEAT_SCHEDULE = {
+    "worker-heartbeat": {"task": "inkwell.system.tasks.worker_heartbeat", "schedule": WORKER_HEARTBEAT_SECONDS},
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "filters": {"request_id": {"()": "inkwell.api.logging.RequestIdFilter"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s request_id=%(request_id)s %(message)s"},
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["request_id"]},
+    },
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {
+        # 4xx answers are the client's business; 5xx are logged with their request id.
+        "django.request": {"handlers": ["console"], "level": "ERROR", "propagate": False},
+    },
+}
+CSRF_FAILURE_VIEW = "inkwell.api.exceptions.csrf_failure"

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class SystemConfig(AppConfig):
+    name = "inkwell.system"
+    label = "system"

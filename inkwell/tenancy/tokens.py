@@ -1,0 +1,142 @@
+"""JWT access and refresh tokens (API-CONTRACT section 2).
+
+Payload: ``user_id``, ``account_id``, ``type`` (access | refresh), ``exp``, ``iat``, ``jti`` and
+``ver``, the user's token version: a password change, reset or logout-everywhere bumps it, which
+retires every token issued before. Only HS256 is accepted, so ``alg: none`` and algorithm
+confusion are refused by PyJWT itself.
+"""
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import jwt
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+from rest_framework.exceptions import AuthenticationFailed
+
+from inkwell.tenancy.models import RefreshToken, User
+
+ACCESS = "access"
+REFRESH = "refresh"
+REQUIRED_CLAIMS = ["user_id", "type", "exp", "iat", "jti", "ver"]
+
+
+@dataclass(frozen=True)
+class IssuedToken:
+    token: str
+    jti: str
+    expires_at: datetime
+
+
+def _config() -> dict:
+    return settings.INKWELL_JWT
+
+
+def _encode(user: User, token_type: str, ttl_seconds: int) -> IssuedToken:
+    now = timezone.now()
+    expires_at = now + timedelta(seconds=ttl_seconds)
+    jti = uuid.uuid4().hex
+    payload = {
+        "user_id": user.pk,
+        "account_id": user.account_id,
+        "type": token_type,
+        "iat": int(now.timestamp()),
+        "exp": int(expires_at.timestamp()),
+        "jti": jti,
+        "ver": user.token_version,
+    }
+    token = jwt.encode(payload, _config()["SIGNING_KEY"], algorithm=_config()["ALGORITHM"])
+    return IssuedToken(token=token, jti=jti, expires_at=expires_at)
+
+
+def issue_access_token(user: User) -> IssuedToken:
+    return _encode(user, ACCESS, _config()["ACCESS_TTL_SECONDS"])
+
+
+def issue_refresh_token(user: User, *, family: uuid.UUID | None = None) -> IssuedToken:
+    issued = _encode(user, REFRESH, _config()["REFRESH_TTL_SECONDS"])
+    RefreshToken.objects.create(user=user, jti=issued.jti, family=family or uuid.uuid4(), expires_at=issued.expires_at)
+    return issued
+
+
+def token_pair(user: User, *, family: uuid.UUID | None = None) -> dict:
+    access = issue_access_token(user)
+    refresh = issue_refresh_token(user, family=family)
+    return {
+        "access": access.token,
+        "access_expires_at": access.expires_at,
+        "refresh": refresh.token,
+        "refresh_expires_at": refresh.expires_at,
+    }
+
+
+def decode(token: str, expected_type: str) -> dict:
+    """The verified payload, or AuthenticationFailed with code ``token_expired``/``invalid_token``."""
+    try:
+        payload = jwt.decode(
+            token,
+            _config()["SIGNING_KEY"],
+            algorithms=[_config()["ALGORITHM"]],
+            options={"require": REQUIRED_CLAIMS},
+        )
+    except jwt.ExpiredSignatureError:
+        raise AuthenticationFailed("Token has expired", code="token_expired") from None
+    except jwt.PyJWTError:
+        raise AuthenticationFailed("Invalid token", code="invalid_token") from None
+    if payload.get("type") != expected_type:
+        raise AuthenticationFailed("Invalid token", code="invalid_token")
+    return payload
+
+
+def user_for_payload(payload: dict) -> User:
+    """The active user the token names, if the token is still of the user's current version."""
+    user = (
+        User.dangerously_unscoped.select_related("account__subscription__plan", "role")
+        .filter(pk=payload["user_id"], is_active=True)
+        .first()
+    )
+    if user is None or user.token_version != payload["ver"] or user.account_id != payload.get("account_id"):
+        raise AuthenticationFailed("Invalid token", code="invalid_token")
+    return user
+
+
+@transaction.atomic
+def rotate_refresh_token(raw_token: str) -> tuple[User, dict]:
+    """Exchanges a refresh token for a new pair; the old one is revoked.
+
+    Presenting an already revoked token means it leaked: its whole family is revoked.
+    """
+    payload = decode(raw_token, REFRESH)
+    user = user_for_payload(payload)
+    record = RefreshToken.objects.select_for_update().filter(jti=payload["jti"], user=user).first()
+    if record is None:
+        raise AuthenticationFailed("Invalid token", code="invalid_token")
+    now = timezone.now()
+    if record.revoked_at is not None:
+        RefreshToken.objects.filter(family=record.family, revoked_at__isnull=True).update(revoked_at=now)
+        raise AuthenticationFailed("Invalid token", code="invalid_token")
+    record.revoked_at = now
+    record.save(update_fields=["revoked_at"])
+    return user, token_pair(user, family=record.family)
+
+
+def revoke_refresh_token(user: User, raw_token: str) -> bool:
+    """Revokes one of the user's refresh tokens; False when the token is not a valid one of theirs."""
+    try:
+        payload = decode(raw_token, REFRESH)
+    except AuthenticationFailed:
+        return False
+    if payload["user_id"] != user.pk:
+        return False
+    RefreshToken.objects.filter(jti=payload["jti"], revoked_at__isnull=True).update(revoked_at=timezone.now())
+    return True
+
+
+def revoke_all_tokens(user: User) -> None:
+    """Retires every access and refresh token the user holds."""
+    User.dangerously_unscoped.filter(pk=user.pk).update(token_version=F("token_version") + 1)
+    user.refresh_from_db(fields=["token_version"])
+    RefreshToken.objects.filter(user=user, revoked_at__isnull=True).update(revoked_at=timezone.now())

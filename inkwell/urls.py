@@ -1,0 +1,19 @@
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+
+from inkwell.system.views import healthz
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("healthz", healthz, name="healthz"),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
+    path("api/v1/", include("inkwell.api.urls")),
+]
+
+handler400 = "inkwell.api.exceptions.handler400"
+handler403 = "inkwell.api.exceptions.handler403"
+handler404 = "inkwell.api.exceptions.handler404"
+handler500 = "inkwell.api.exceptions.handler500"
