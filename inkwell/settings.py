@@ -166,6 +166,7 @@ STATIC_URL = "static/"
 STATIC_ROOT = Path(env_str("STATIC_ROOT", str(DATA_DIR / "static")))
 MEDIA_URL = "media/"
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(DATA_DIR / "media")))
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 # Admin and API-docs assets are found in the installed packages without collectstatic.
 WHITENOISE_USE_FINDERS = True
 

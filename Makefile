@@ -1,0 +1,31 @@
+# Inkwell: `make run` serves the API with the embedded default; `make test` runs the whole suite.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+export HOST PORT
+
+.PHONY: run test venv migrate clean
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e ".[test]"
+	touch $@
+
+venv: $(VENV)/.installed
+
+migrate: venv
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py createcachetable
+
+run: migrate
+	$(PY) manage.py serve --host $(HOST) --port $(PORT)
+
+test: venv
+	scripts/test
+
+clean:
+	rm -rf $(VENV) test-output

@@ -1,0 +1,100 @@
+"""Fixtures shared by every test: accounts with users of each role, authenticated clients."""
+
+import copy
+import uuid
+from dataclasses import dataclass
+
+import pytest
+from django.db import connection
+from rest_framework.test import APIClient
+
+from inkwell.tenancy import services, tokens
+from inkwell.tenancy.models import Account, IndustrySector, Role, RoleName, Site, User
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked postgres_only skip, loudly, on the embedded profile."""
+    if connection.vendor == "postgresql":
+        return
+    skip = pytest.mark.skip(reason="needs PostgreSQL + Redis: runs in the production-profile pass of `make test`")
+    for item in items:
+        if "postgres_only" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def isolated_cache(settings):
+    """Each test counts rate limits and caches values under its own key prefix."""
+    caches = copy.deepcopy(settings.CACHES)
+    caches["default"]["KEY_PREFIX"] = f"test-{uuid.uuid4().hex[:12]}"
+    settings.CACHES = caches
+
+
+@dataclass
+class Tenant:
+    """An account with one user per role, and a site."""
+
+    account: Account
+    owner: User
+    admin: User
+    editor: User
+    viewer: User
+    site: Site
+
+    def user(self, role: str) -> User:
+        return getattr(self, role)
+
+
+def _make_tenant(label: str) -> Tenant:
+    owner = services.account_register(email=f"owner-{label}@example.com", password="correct-horse-1", account_name=f"Account {label}")
+    account = owner.account
+    users = {
+        role: User.dangerously_unscoped.create_user(
+            f"{role}-{label}@example.com", "correct-horse-1", account=account, role=Role.objects.get(name=role)
+        )
+        for role in (RoleName.ADMIN, RoleName.EDITOR, RoleName.VIEWER)
+    }
+    site = Site.objects.create(account=account, name=f"Site {label}", domain=f"{label}.example.com", slug=f"site-{label}-{uuid.uuid4().hex[:6]}")
+    return Tenant(account=account, owner=owner, site=site, **users)
+
+
+@pytest.fixture
+def make_tenant(db):
+    counter = iter(range(1, 1000))
+
+    def factory(label: str | None = None) -> Tenant:
+        return _make_tenant(label or f"t{next(counter)}-{uuid.uuid4().hex[:6]}")
+
+    return factory
+
+
+@pytest.fixture
+def tenant(make_tenant) -> Tenant:
+    return make_tenant("a")
+
+
+@pytest.fixture
+def other_tenant(make_tenant) -> Tenant:
+    return make_tenant("b")
+
+
+@pytest.fixture
+def industry_sector(db) -> IndustrySector:
+    return IndustrySector.objects.order_by("id").first()
+
+
+@pytest.fixture
+def api_client() -> APIClient:
+    return APIClient()
+
+
+def client_for(user: User) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {tokens.issue_access_token(user).token}")
+    return client
+
+
+@pytest.fixture
+def as_user():
+    """``as_user(user)``: an API client authenticated with a fresh access token of that user."""
+    return client_for
