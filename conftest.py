@@ -30,6 +30,12 @@ def isolated_cache(settings):
     settings.CACHES = caches
 
 
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    """Argon2 is deliberately slow; tests hash with MD5 (test_passwords_are_hashed_with_argon2 checks the real one)."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @dataclass
 class Tenant:
     """An account with one user per role, and a site."""

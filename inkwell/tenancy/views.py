@@ -202,9 +202,10 @@ class UserViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, AccountScope
 
     @extend_schema(request=s.UserUpdateInputSerializer, responses={200: s.AccountUserSerializer})
     def update(self, request, pk=None, partial=False):
+        user = self.get_object()
         data = validated(s.UserUpdateInputSerializer, request, partial=partial)
         sites = data.pop("site_ids", None)
-        user = services.user_update(user=self.get_object(), actor=request.user, sites=sites, **data)
+        user = services.user_update(user=user, actor=request.user, sites=sites, **data)
         return ok(self.get_serializer(selectors.account_user(request.account, user.pk)).data)
 
     @extend_schema(request=s.UserUpdateInputSerializer, responses={200: s.AccountUserSerializer})
@@ -274,7 +275,8 @@ class SectorViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, AccountSco
 
     @extend_schema(request=s.SectorUpdateInputSerializer, responses={200: s.SectorSerializer})
     def update(self, request, pk=None):
-        sector = services.sector_update(sector=self.get_object(), **validated(s.SectorUpdateInputSerializer, request))
+        sector = self.get_object()
+        sector = services.sector_update(sector=sector, **validated(s.SectorUpdateInputSerializer, request))
         return ok(self.get_serializer(sector).data)
 
     @extend_schema(request=s.SectorUpdateInputSerializer, responses={200: s.SectorSerializer})

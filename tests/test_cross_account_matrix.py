@@ -1,0 +1,206 @@
+"""Cross-account matrix: account B can never read or change account A's data.
+
+Routes are discovered from the URL conf, so an endpoint added later is covered without editing
+this file. Every route under /api/v1/ must either be served by an ``AccountScopedViewSet`` or
+declare ``tenant_scope`` ("public", "global" or "own_account"); a route that does neither fails
+here. For scoped routes:
+
+- every method of a detail route, called by B's owner with A's object id, answers 404 and
+  leaves the object unchanged;
+- B's lists never contain A's object;
+- no GET response B receives, on any route, contains A's marker text;
+- without credentials every non-public route answers 401.
+
+Objects of A come from ``CROSS_ACCOUNT_FACTORIES`` in each app's ``tests/factories.py``.
+"""
+
+import importlib
+import uuid
+from dataclasses import dataclass
+
+import pytest
+from django.apps import apps
+from django.forms.models import model_to_dict
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+
+from inkwell.tenancy.viewsets import AccountScopedViewSet
+
+API_PREFIX = "/api/v1/"
+DECLARED_SCOPES = {"public", "global", "own_account"}
+UNSAFE_METHODS = {"post", "put", "patch", "delete"}
+
+
+@dataclass(frozen=True)
+class Route:
+    name: str
+    pattern: str
+    view_class: type
+    methods: tuple[str, ...]
+    actions: dict | None
+    kwargs: tuple[str, ...]
+
+    @property
+    def is_scoped(self) -> bool:
+        return issubclass(self.view_class, AccountScopedViewSet)
+
+    @property
+    def tenant_scope(self) -> str | None:
+        return getattr(self.view_class, "tenant_scope", None)
+
+    def __str__(self):
+        return f"{self.pattern} ({self.view_class.__name__})"
+
+
+def _walk(patterns, prefix=""):
+    for entry in patterns:
+        if isinstance(entry, URLResolver):
+            yield from _walk(entry.url_patterns, prefix + str(entry.pattern))
+        elif isinstance(entry, URLPattern):
+            yield prefix + str(entry.pattern), entry
+
+
+def discover_api_routes() -> list[Route]:
+    routes = []
+    for pattern, entry in _walk(get_resolver().url_patterns):
+        if not pattern.lstrip("^").startswith(API_PREFIX.strip("/")):
+            continue
+        callback = entry.callback
+        view_class = getattr(callback, "cls", None)
+        actions = getattr(callback, "actions", None)
+        if actions:
+            methods = tuple(sorted(actions))
+        else:
+            methods = tuple(sorted(m for m in view_class.http_method_names if m not in {"options", "head"} and hasattr(view_class, m)))
+        routes.append(Route(entry.name, pattern, view_class, methods, actions, tuple(entry.pattern.regex.groupindex)))
+    return routes
+
+
+ROUTES = discover_api_routes()
+
+
+def _factories() -> dict:
+    factories = {}
+    for app in apps.get_app_configs():
+        if not app.name.startswith("inkwell."):
+            continue
+        try:
+            module = importlib.import_module(f"{app.name}.tests.factories")
+        except ModuleNotFoundError:
+            continue
+        factories.update(getattr(module, "CROSS_ACCOUNT_FACTORIES", {}))
+    return factories
+
+
+def _url(route: Route, values: dict) -> str:
+    missing = [name for name in route.kwargs if name not in values]
+    assert not missing, f"{route}: the matrix does not know how to fill {missing}; teach _path_values about them"
+    return reverse(route.name, kwargs={name: values[name] for name in route.kwargs})
+
+
+@pytest.fixture
+def victim(make_tenant):
+    return make_tenant("victim")
+
+
+@pytest.fixture
+def attacker(make_tenant, as_user):
+    tenant = make_tenant("attacker")
+    return tenant, as_user(tenant.owner)
+
+
+def _victim_object(route: Route, victim, marker: str):
+    model = route.view_class.queryset.model
+    factory = _factories().get(model)
+    assert factory, f"{route}: no cross-account factory for {model.__name__}; add one to its app's tests/factories.py"
+    return factory(victim, marker)
+
+
+def _path_values(victim, obj=None) -> dict:
+    values = {"site_id": victim.site.pk}
+    if obj is not None:
+        values["pk"] = obj.pk
+    return values
+
+
+def routes_without_tenancy(routes: list[Route]) -> list[str]:
+    return [str(route) for route in routes if not route.is_scoped and route.tenant_scope not in DECLARED_SCOPES]
+
+
+def test_every_api_route_is_scoped_or_declares_why_not():
+    undeclared = routes_without_tenancy(ROUTES)
+    assert not undeclared, f"routes without tenancy: {undeclared}"
+    assert all(route.name for route in ROUTES), "every API route needs a name"
+    assert len(ROUTES) > 30
+
+
+def test_the_matrix_sees_the_routes_it_must_cover():
+    names = {route.name for route in ROUTES}
+    assert {"site-list", "site-detail", "sector-detail", "user-detail", "api-key-detail", "site-access-detail"} <= names
+
+
+DETAIL_ROUTES = [route for route in ROUTES if route.is_scoped and "pk" in route.kwargs]
+LIST_ROUTES = [route for route in ROUTES if route.is_scoped and route.actions and route.actions.get("get") == "list"]
+GET_ROUTES = [route for route in ROUTES if "get" in route.methods and route.tenant_scope != "public"]
+PROTECTED_ROUTES = [route for route in ROUTES if route.tenant_scope != "public"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("route", DETAIL_ROUTES, ids=str)
+def test_another_accounts_object_is_not_found_on_every_method(route, victim, attacker):
+    marker = f"victim-{uuid.uuid4().hex[:10]}"
+    obj = _victim_object(route, victim, marker)
+    before = model_to_dict(obj)
+    _, client = attacker
+    url = _url(route, _path_values(victim, obj))
+    for method in route.methods:
+        response = getattr(client, method)(url, {}, format="json")
+        assert response.status_code == 404, f"{method.upper()} {url} answered {response.status_code} to another account"
+        assert response.json()["code"] == "not_found"
+    obj.refresh_from_db()
+    assert model_to_dict(obj) == before
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("route", LIST_ROUTES, ids=str)
+def test_another_accounts_objects_never_appear_in_lists(route, victim, attacker, as_user):
+    marker = f"victim-{uuid.uuid4().hex[:10]}"
+    obj = _victim_object(route, victim, marker)
+    _, client = attacker
+    url = _url(route, _path_values(victim))
+    response = client.get(url, {"page_size": 100})
+    assert response.status_code == 200
+    assert obj.pk not in [item["id"] for item in response.json()["results"]]
+    assert marker not in response.content.decode()
+    # The same list, asked by the victim, does show the object: the check above is not vacuous.
+    own = as_user(victim.owner).get(url, {"page_size": 100})
+    assert obj.pk in [item["id"] for item in own.json()["results"]]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("route", GET_ROUTES, ids=str)
+def test_no_response_to_another_account_contains_the_victims_data(route, victim, attacker):
+    marker = f"victim-{uuid.uuid4().hex[:10]}"
+    for factory in _factories().values():
+        factory(victim, f"{marker}-{uuid.uuid4().hex[:4]}")
+    _, client = attacker
+    obj_values = _path_values(victim)
+    if "pk" in route.kwargs:
+        obj_values["pk"] = _victim_object(route, victim, f"{marker}-detail").pk if route.is_scoped else 1
+    response = client.get(_url(route, obj_values))
+    assert response.status_code < 500
+    assert marker not in response.content.decode()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("route", PROTECTED_ROUTES, ids=str)
+def test_every_non_public_route_needs_credentials(route, api_client, victim):
+    url = _url(route, {"site_id": victim.site.pk, "pk": 1})
+    for method in route.methods:
+        response = getattr(api_client, method)(url, {}, format="json")
+        assert response.status_code == 401, f"{method.upper()} {url} answered {response.status_code} without credentials"
+        assert response.json()["code"] == "authentication_required"
+
+
+@pytest.mark.urls("tests.matrix_leaky_urls")
+def test_a_new_route_that_forgets_tenancy_is_caught():
+    assert routes_without_tenancy(discover_api_routes()) == ["api/v1/leaky/sites/ (LeakySiteList)"]
