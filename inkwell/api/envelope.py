@@ -28,7 +28,3 @@ def ok(data: Any = None, *, message: str | None = None, status: int = http_statu
 
 def created(data: Any, *, message: str | None = None) -> Response:
     return ok(data, message=message, status=http_status.HTTP_201_CREATED)
-
-
-def no_content() -> Response:
-    return Response(status=http_status.HTTP_204_NO_CONTENT)

@@ -9,6 +9,7 @@ import logging
 from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import IntegrityError
 from django.http import JsonResponse
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -165,6 +166,10 @@ def exception_handler(exc: Exception, context: dict) -> Response:
 
     if isinstance(exc, DjangoValidationError):
         exc = exceptions.ValidationError(exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages})
+    elif isinstance(exc, IntegrityError):
+        # A concurrent request won a uniqueness race that the service checked for: a conflict, not a crash.
+        logger.warning("integrity error answered as 409: %s", type(exc).__name__)
+        exc = Conflict()
     response = drf_exception_handler(exc, context)
     if response is None:
         logger.exception("Unhandled error in %s", context["request"].path if context.get("request") else "?")

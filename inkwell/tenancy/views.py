@@ -6,7 +6,7 @@ from rest_framework import mixins, serializers, viewsets
 from rest_framework.permissions import AllowAny
 from rest_framework.views import APIView
 
-from inkwell.api.envelope import created, no_content, ok
+from inkwell.api.envelope import created, ok
 from inkwell.api.exceptions import InvalidCredentials
 from inkwell.tenancy import selectors, services, tokens
 from inkwell.tenancy import serializers as s
@@ -186,7 +186,7 @@ class UserFilter(filters.FilterSet):
 
 
 @extend_schema(tags=["users"])
-class UserViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, AccountScopedViewSet):
+class UserViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin, AccountScopedViewSet):
     queryset = User.objects.select_related("role", "account").prefetch_related(
         Prefetch("site_access", queryset=SiteUserAccess.dangerously_unscoped.only("id", "user_id", "site_id"))
     )
@@ -212,9 +212,8 @@ class UserViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, AccountScope
     def partial_update(self, request, pk=None):
         return self.update(request, pk, partial=True)
 
-    def destroy(self, request, pk=None):
-        services.user_delete(user=self.get_object(), actor=request.user)
-        return no_content()
+    def perform_destroy(self, instance):
+        services.user_delete(user=instance, actor=self.request.user)
 
 
 class SiteFilter(filters.FilterSet):
@@ -226,7 +225,7 @@ class SiteFilter(filters.FilterSet):
 
 
 @extend_schema(tags=["sites"])
-class SiteViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, AccountScopedViewSet):
+class SiteViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin, AccountScopedViewSet):
     queryset = Site.objects.all()
     serializer_class = s.SiteSerializer
     filterset_class = SiteFilter
@@ -247,9 +246,6 @@ class SiteViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, AccountScope
     def partial_update(self, request, pk=None):
         return self.update(request, pk, partial=True)
 
-    def destroy(self, request, pk=None):
-        self.get_object().delete()
-        return no_content()
 
 
 class SectorFilter(filters.FilterSet):
@@ -262,7 +258,7 @@ class SectorFilter(filters.FilterSet):
 
 
 @extend_schema(tags=["sites"])
-class SectorViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, AccountScopedViewSet):
+class SectorViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin, AccountScopedViewSet):
     queryset = Sector.objects.select_related("industry_sector")
     serializer_class = s.SectorSerializer
     filterset_class = SectorFilter
@@ -283,9 +279,6 @@ class SectorViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, AccountSco
     def partial_update(self, request, pk=None):
         return self.update(request, pk)
 
-    def destroy(self, request, pk=None):
-        self.get_object().delete()
-        return no_content()
 
 
 class SiteAccessFilter(filters.FilterSet):
@@ -298,7 +291,7 @@ class SiteAccessFilter(filters.FilterSet):
 
 
 @extend_schema(tags=["users"])
-class SiteAccessViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, AccountScopedViewSet):
+class SiteAccessViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin, AccountScopedViewSet):
     queryset = SiteUserAccess.objects.all()
     serializer_class = s.SiteAccessSerializer
     filterset_class = SiteAccessFilter
@@ -311,13 +304,10 @@ class SiteAccessViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Accoun
         access = services.site_access_grant(account=request.account, actor=request.user, **data)
         return created(self.get_serializer(access).data)
 
-    def destroy(self, request, pk=None):
-        self.get_object().delete()
-        return no_content()
 
 
 @extend_schema(tags=["api keys"])
-class ApiKeyViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, AccountScopedViewSet):
+class ApiKeyViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin, AccountScopedViewSet):
     queryset = ApiKey.objects.all()
     serializer_class = s.ApiKeySerializer
     read_roles = MANAGER_ROLES
@@ -329,6 +319,3 @@ class ApiKeyViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, AccountSco
         key.key = raw_key
         return created(s.ApiKeyCreatedSerializer(key).data)
 
-    def destroy(self, request, pk=None):
-        self.get_object().delete()
-        return no_content()
