@@ -16,63 +16,16 @@ Objects of A come from ``CROSS_ACCOUNT_FACTORIES`` in each app's ``tests/factori
 
 import importlib
 import uuid
-from dataclasses import dataclass
 
 import pytest
 from django.apps import apps
 from django.forms.models import model_to_dict
-from django.urls import URLPattern, URLResolver, get_resolver, reverse
+from django.urls import reverse
 
-from inkwell.tenancy.viewsets import AccountScopedViewSet
+from tests.routes import Route, discover_api_routes
 
-API_PREFIX = "/api/v1/"
 DECLARED_SCOPES = {"public", "global", "own_account"}
 UNSAFE_METHODS = {"post", "put", "patch", "delete"}
-
-
-@dataclass(frozen=True)
-class Route:
-    name: str
-    pattern: str
-    view_class: type
-    methods: tuple[str, ...]
-    actions: dict | None
-    kwargs: tuple[str, ...]
-
-    @property
-    def is_scoped(self) -> bool:
-        return issubclass(self.view_class, AccountScopedViewSet)
-
-    @property
-    def tenant_scope(self) -> str | None:
-        return getattr(self.view_class, "tenant_scope", None)
-
-    def __str__(self):
-        return f"{self.pattern} ({self.view_class.__name__})"
-
-
-def _walk(patterns, prefix=""):
-    for entry in patterns:
-        if isinstance(entry, URLResolver):
-            yield from _walk(entry.url_patterns, prefix + str(entry.pattern))
-        elif isinstance(entry, URLPattern):
-            yield prefix + str(entry.pattern), entry
-
-
-def discover_api_routes() -> list[Route]:
-    routes = []
-    for pattern, entry in _walk(get_resolver().url_patterns):
-        if not pattern.lstrip("^").startswith(API_PREFIX.strip("/")):
-            continue
-        callback = entry.callback
-        view_class = getattr(callback, "cls", None)
-        actions = getattr(callback, "actions", None)
-        if actions:
-            methods = tuple(sorted(actions))
-        else:
-            methods = tuple(sorted(m for m in view_class.http_method_names if m not in {"options", "head"} and hasattr(view_class, m)))
-        routes.append(Route(entry.name, pattern, view_class, methods, actions, tuple(entry.pattern.regex.groupindex)))
-    return routes
 
 
 ROUTES = discover_api_routes()

@@ -2,9 +2,9 @@ from django.http import JsonResponse
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
-from rest_framework.views import APIView
 
 from inkwell.api.envelope import ok, success_body
+from inkwell.api.views import ApiView
 from inkwell.system.health import system_health
 
 HEALTH_RESULT = inline_serializer(
@@ -23,7 +23,7 @@ def healthz(request):
     return JsonResponse(success_body({"status": "ok"}))
 
 
-class HealthView(APIView):
+class HealthView(ApiView):
     """Database, cache and worker status for any signed-in user (also staff without an account)."""
 
     permission_classes = [IsAuthenticated]

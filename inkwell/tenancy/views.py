@@ -2,12 +2,13 @@ from django.contrib.auth import authenticate, login, logout
 from django.db.models import Prefetch
 from django_filters import rest_framework as filters
 from drf_spectacular.utils import extend_schema, inline_serializer
-from rest_framework import mixins, serializers, viewsets
+from rest_framework import mixins, serializers
 from rest_framework.permissions import AllowAny
-from rest_framework.views import APIView
 
 from inkwell.api.envelope import created, ok
 from inkwell.api.exceptions import InvalidCredentials
+from inkwell.api.views import ApiReadOnlyModelViewSet, ApiView
+from inkwell.api.filters import IdFilter
 from inkwell.tenancy import selectors, services, tokens
 from inkwell.tenancy import serializers as s
 from inkwell.tenancy.models import MANAGER_ROLES, Account, ApiKey, Industry, Plan, Role, Sector, Site, SiteUserAccess, Subscription, User
@@ -23,7 +24,7 @@ def validated(serializer_class, request, *, partial: bool = False, data=None) ->
     return serializer.validated_data
 
 
-class PublicAuthView(APIView):
+class PublicAuthView(ApiView):
     """Endpoints open to anonymous callers (register, login, refresh, password reset)."""
 
     permission_classes = [AllowAny]
@@ -76,7 +77,7 @@ class PasswordResetConfirmView(PublicAuthView):
         return ok({"detail": "Password has been reset."})
 
 
-class OwnUserView(APIView):
+class OwnUserView(ApiView):
     """Endpoints acting on the caller's own user; there is no id to cross accounts with."""
 
     tenant_scope = "own_account"
@@ -110,7 +111,7 @@ class MeView(OwnUserView):
         return ok(s.UserSerializer(request.user).data)
 
 
-class AccountView(APIView):
+class AccountView(ApiView):
     """``/auth/account/``: the caller's own account."""
 
     tenant_scope = "own_account"
@@ -134,7 +135,7 @@ class AccountView(APIView):
 # Global catalogues: the same for every account, read-only.
 
 
-class GlobalReadOnlyViewSet(viewsets.ReadOnlyModelViewSet):
+class GlobalReadOnlyViewSet(ApiReadOnlyModelViewSet):
     tenant_scope = "global"
 
 
@@ -249,8 +250,8 @@ class SiteViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destr
 
 
 class SectorFilter(filters.FilterSet):
-    site_id = filters.NumberFilter(field_name="site_id")
-    industry_sector_id = filters.NumberFilter(field_name="industry_sector_id")
+    site_id = IdFilter(field_name="site_id")
+    industry_sector_id = IdFilter(field_name="industry_sector_id")
 
     class Meta:
         model = Sector
@@ -282,8 +283,8 @@ class SectorViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Des
 
 
 class SiteAccessFilter(filters.FilterSet):
-    user_id = filters.NumberFilter(field_name="user_id")
-    site_id = filters.NumberFilter(field_name="site_id")
+    user_id = IdFilter(field_name="user_id")
+    site_id = IdFilter(field_name="site_id")
 
     class Meta:
         model = SiteUserAccess

@@ -5,18 +5,18 @@ subclasses refine the already-scoped queryset in ``scoped_queryset``. Rows of ot
 are therefore invisible, and addressing one by id answers 404.
 """
 
-from rest_framework import viewsets
-
+from inkwell.api.views import ApiGenericViewSet
 from inkwell.tenancy.access import restrict_to_accessible_sites
 
 PROTECTED_METHODS = ("get_queryset", "get_object")
 
 
-class AccountScopedViewSet(viewsets.GenericViewSet):
+class AccountScopedViewSet(ApiGenericViewSet):
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         for name in PROTECTED_METHODS:
-            if name in cls.__dict__:
+            # Resolved through the MRO, so a mixin listed ahead of this base cannot slip one in either.
+            if getattr(cls, name) is not getattr(AccountScopedViewSet, name):
                 raise TypeError(f"{cls.__name__} must not override {name}(); refine scoped_queryset() instead")
 
     def get_queryset(self):
