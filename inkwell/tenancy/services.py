@@ -1,5 +1,6 @@
 """Writes of the tenancy domain: accounts, users, sites, sectors, access grants and API keys."""
 
+import logging
 from datetime import timedelta
 
 from django.conf import settings
@@ -28,6 +29,8 @@ from inkwell.tenancy.models import (
     SubscriptionStatus,
     User,
 )
+
+logger = logging.getLogger(__name__)
 
 EMAIL_TAKEN = "User with this email already exists"
 SUBSCRIPTION_PERIOD = timedelta(days=30)
@@ -128,13 +131,13 @@ def user_update(
     is_active: bool | None = None,
     sites: list[Site] | None = None,
 ) -> User:
+    # Any change to an owner, even a rename, is the owner's business (API-CONTRACT section 3).
+    _guard_owner_role(actor=actor, target_role=role, user=user)
     if role is not None and role != user.role_name:
-        _guard_owner_role(actor=actor, target_role=role, user=user)
         if _last_owner(user):
             raise Conflict({"role": ["An account needs at least one owner"]})
         user.role = Role.objects.get(name=role)
     if is_active is not None and is_active != user.is_active:
-        _guard_owner_role(actor=actor, user=user)
         if not is_active and (user.pk == actor.pk or _last_owner(user)):
             raise Conflict({"is_active": ["This user cannot be deactivated"]})
         user.is_active = is_active
@@ -176,6 +179,13 @@ def password_reset_request(*, email: str) -> None:
         return
     uid = urlsafe_base64_encode(force_bytes(user.pk))
     token = default_token_generator.make_token(user)
+    try:
+        _send_password_reset_mail(user, uid, token)
+    except Exception:  # the answer must not differ from an unknown address; the operator sees the log
+        logger.exception("password reset mail for user %s could not be sent", user.pk)
+
+
+def _send_password_reset_mail(user: User, uid: str, token: str) -> None:
     send_mail(
         subject="Reset your Inkwell password",
         message=(
