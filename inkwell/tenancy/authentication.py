@@ -4,7 +4,9 @@ from datetime import timedelta
 
 from django.utils import timezone
 from rest_framework import authentication
-from rest_framework.exceptions import AuthenticationFailed
+from rest_framework.exceptions import AuthenticationFailed, PermissionDenied
+
+from inkwell.api.exceptions import CsrfFailed
 
 from inkwell.tenancy import api_keys, tokens
 from inkwell.tenancy.models import ApiKey
@@ -56,3 +58,10 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
 
 class SessionAuthentication(authentication.SessionAuthentication):
     """Django's session cookie, with CSRF enforced on unsafe methods."""
+
+    def enforce_csrf(self, request):
+        try:
+            super().enforce_csrf(request)
+        except PermissionDenied:
+            # Same answer as Django's own CSRF failure view (inkwell.api.exceptions.csrf_failure).
+            raise CsrfFailed() from None

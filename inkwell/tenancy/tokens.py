@@ -103,7 +103,6 @@ def user_for_payload(payload: dict) -> User:
     return user
 
 
-@transaction.atomic
 def rotate_refresh_token(raw_token: str) -> tuple[User, dict]:
     """Exchanges a refresh token for a new pair; the old one is revoked.
 
@@ -111,16 +110,18 @@ def rotate_refresh_token(raw_token: str) -> tuple[User, dict]:
     """
     payload = decode(raw_token, REFRESH)
     user = user_for_payload(payload)
-    record = RefreshToken.objects.select_for_update().filter(jti=payload["jti"], user=user).first()
-    if record is None:
-        raise AuthenticationFailed("Invalid token", code="invalid_token")
-    now = timezone.now()
-    if record.revoked_at is not None:
+    with transaction.atomic():
+        record = RefreshToken.objects.select_for_update().filter(jti=payload["jti"], user=user).first()
+        if record is None:
+            raise AuthenticationFailed("Invalid token", code="invalid_token")
+        now = timezone.now()
+        if record.revoked_at is None:
+            record.revoked_at = now
+            record.save(update_fields=["revoked_at"])
+            return user, token_pair(user, family=record.family)
         RefreshToken.objects.filter(family=record.family, revoked_at__isnull=True).update(revoked_at=now)
-        raise AuthenticationFailed("Invalid token", code="invalid_token")
-    record.revoked_at = now
-    record.save(update_fields=["revoked_at"])
-    return user, token_pair(user, family=record.family)
+    # Raised after the block commits: raising inside it would roll the family revocation back.
+    raise AuthenticationFailed("Invalid token", code="invalid_token")
 
 
 def revoke_refresh_token(user: User, raw_token: str) -> bool:
