@@ -8,6 +8,7 @@ view formats an error by hand.
 import logging
 from typing import Any
 
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError
 from django.http import JsonResponse
@@ -112,6 +113,14 @@ class Gone(ApiError):
     code = "gone"
 
 
+class CsrfFailed(ApiError):
+    status_code = status.HTTP_403_FORBIDDEN
+    code = "permission_denied"
+
+    def __init__(self):
+        super().__init__({"csrf": ["CSRF verification failed"]})
+
+
 class InvalidCredentials(ApiError):
     status_code = status.HTTP_401_UNAUTHORIZED
     code = "authentication_required"
@@ -170,6 +179,9 @@ def exception_handler(exc: Exception, context: dict) -> Response:
         # A concurrent request won a uniqueness race that the service checked for: a conflict, not a crash.
         logger.warning("integrity error answered as 409: %s", type(exc).__name__)
         exc = Conflict()
+    elif isinstance(exc, (RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent)):
+        # Django's body limits, hit while DRF parses the body: outside DRF Django answers them 400 too.
+        exc = exceptions.ParseError(str(exc))
     response = drf_exception_handler(exc, context)
     if response is None:
         logger.exception("Unhandled error in %s", context["request"].path if context.get("request") else "?")
