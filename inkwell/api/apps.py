@@ -6,9 +6,11 @@ class ApiConfig(AppConfig):
     label = "api"
 
     def ready(self):
-        from rest_framework import fields
+        from rest_framework import fields, relations
 
         # The spec's field messages are word for word, without DRF's trailing period. Setting
         # the base class's defaults here makes every serializer field inherit them.
         fields.Field.default_error_messages["required"] = "This field is required"
         fields.Field.default_error_messages["null"] = "This field may not be null"
+        # PrimaryKeyRelatedField (every ``site_id``/``user_id`` in a payload) declares its own copy.
+        relations.PrimaryKeyRelatedField.default_error_messages["required"] = "This field is required"

@@ -2,9 +2,24 @@ from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
 from inkwell.api.exceptions import PlanInactive
-from inkwell.tenancy.models import CONTENT_WRITER_ROLES, RoleName
+from inkwell.tenancy.models import CONTENT_WRITER_ROLES, ApiKey, RoleName
 
 ALL_ROLES = frozenset(RoleName.values)
+
+
+def api_key_may_write(view, key: ApiKey) -> bool:
+    """What a machine credential may change.
+
+    No key acts on a person's own credentials (``human_only`` views: logout, password change).
+    A key bound to a site may change only rows that belong to a site (its own, enforced by the
+    scoped querysets): never users, keys, the account, or the set of sites.
+    """
+    if getattr(view, "human_only", False):
+        return False
+    if key.site_id is None:
+        return True
+    model = getattr(getattr(view, "queryset", None), "model", None)
+    return getattr(model, "site_field", None) not in (None, "pk")
 
 
 def account_of(user):
@@ -35,5 +50,7 @@ class IsAccountMember(BasePermission):
                 raise PlanInactive()
         allowed = getattr(view, "read_roles", ALL_ROLES) if request.method in SAFE_METHODS else getattr(view, "write_roles", CONTENT_WRITER_ROLES)
         if user.role_name not in allowed:
+            raise PermissionDenied()
+        if request.method not in SAFE_METHODS and isinstance(request.auth, ApiKey) and not api_key_may_write(view, request.auth):
             raise PermissionDenied()
         return True

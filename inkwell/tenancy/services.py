@@ -140,6 +140,8 @@ def user_update(
     if is_active is not None and is_active != user.is_active:
         if not is_active and (user.pk == actor.pk or _last_owner(user)):
             raise Conflict({"is_active": ["This user cannot be deactivated"]})
+        if is_active:
+            _plan_limit(user.account, "max_users", User.objects.for_account(user.account).filter(is_active=True).count())
         user.is_active = is_active
     if first_name is not None:
         user.first_name = first_name

@@ -1,0 +1,136 @@
+"""Per-endpoint SQL query budgets: an N+1 query fails CI the day it appears.
+
+``tests/query_counts.json`` maps the path of every list route under /api/v1/ to the most SQL
+queries one ``GET ?page_size=100`` by an account owner may run. Routes are discovered from the
+URL conf (the same walk as the cross-account matrix), so a new list endpoint without a budget
+fails here until its measured count is committed; a budget for a route that is gone fails too.
+
+Each route is requested against an account holding at least 15 rows of every tenancy resource,
+so a query per row would blow any budget. The first request warms per-process state; the second
+is measured. The rate-limit counter lives in the cache (Redis in production, a database table in
+the embedded profile); it is swapped for local memory so that the budget counts the endpoint's own
+queries and is the same on both profiles.
+
+To set a budget: run this file, read the measured count from the failure, and commit it. A lower
+count is always welcome; raising a budget needs a reason in the commit message.
+"""
+
+import json
+import re
+import uuid
+from pathlib import Path
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from rest_framework import mixins
+
+from inkwell.tenancy import services
+from inkwell.tenancy.models import IndustrySector, Plan, Role, RoleName, Site, SiteUserAccess, Subscription, User
+from tests.routes import Route, discover_api_routes
+
+BUDGETS_FILE = Path(__file__).with_name("query_counts.json")
+BUDGETS: dict[str, int] = json.loads(BUDGETS_FILE.read_text())
+ROWS = 15
+
+# Lists that the seeded account fills, and how many rows each must return for the budget to mean something.
+SEEDED_LISTS = {
+    "/api/v1/auth/sites/": ROWS,
+    "/api/v1/auth/sectors/": ROWS,
+    "/api/v1/auth/users/": ROWS,
+    "/api/v1/auth/site-access/": ROWS,
+    "/api/v1/auth/api-keys/": ROWS,
+}
+
+
+def _is_list_route(route: Route) -> bool:
+    if route.actions:
+        return route.actions.get("get") == "list"
+    return "get" in route.methods and issubclass(route.view_class, mixins.ListModelMixin)
+
+
+def _path_template(pattern: str) -> str:
+    """``api/v1/auth/^sites/$`` → ``/api/v1/auth/sites/``; path parameters become ``{name}``."""
+    path = re.sub(r"\(\?P<(\w+)>[^)]*\)", r"{\1}", pattern)
+    path = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", path)
+    return "/" + path.replace("^", "").replace("$", "").replace("\\Z", "")
+
+
+LIST_ROUTES = {_path_template(route.pattern): route for route in discover_api_routes() if _is_list_route(route)}
+
+
+@pytest.fixture(autouse=True)
+def local_memory_cache(settings):
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": f"budgets-{uuid.uuid4().hex}"}}
+
+
+@pytest.fixture
+def seeded(make_tenant, settings):
+    """An owner's account on the biggest plan with ROWS sites, sectors, users, grants and API keys,
+    next to another account with a few rows of its own."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    tenant = make_tenant("budget")
+    neighbour = make_tenant("neighbour")
+    Subscription.objects.for_account(tenant.account).update(plan=Plan.objects.get(slug="scale"))
+    tenant.account.refresh_from_db()
+
+    sites = [tenant.site] + [
+        services.site_create(account=tenant.account, name=f"Site {n}", domain=f"site-{n}.budget.example.com") for n in range(1, ROWS)
+    ]
+    industry_sectors = list(IndustrySector.objects.order_by("id")[:ROWS])
+    for site, industry_sector in zip(sites, industry_sectors, strict=True):
+        services.sector_create(account=tenant.account, site=site, industry_sector=industry_sector)
+    roles = {name: Role.objects.get(name=name) for name in (RoleName.EDITOR, RoleName.VIEWER)}
+    for n in range(ROWS):
+        # No password: hashing is not what is measured, and it is slow.
+        user = User.dangerously_unscoped.create_user(
+            f"member-{n}@budget.example.com", None, account=tenant.account, role=roles[RoleName.EDITOR if n % 2 else RoleName.VIEWER]
+        )
+        for site in sites[n % 3 :: 5]:
+            services.site_access_grant(account=tenant.account, actor=tenant.owner, user=user, site=site)
+        services.api_key_create(account=tenant.account, user=tenant.owner, name=f"key {n}", site=sites[n] if n % 2 else None)
+    services.api_key_create(account=neighbour.account, user=neighbour.owner, name="neighbour key")
+    SiteUserAccess.objects.create(account=neighbour.account, user=neighbour.viewer, site=neighbour.site)
+    assert Site.objects.for_account(tenant.account).count() == ROWS
+    return tenant
+
+
+def _url(path: str, tenant) -> str:
+    values = {"site_id": tenant.site.pk, "site_pk": tenant.site.pk, "account_id": tenant.account.pk, "account_pk": tenant.account.pk}
+    try:
+        return path.format(**values)
+    except KeyError as missing:
+        pytest.fail(f"{path}: no value for path parameter {missing}; teach _url about it")
+
+
+@pytest.mark.parametrize("path", sorted(LIST_ROUTES))
+def test_list_endpoint_stays_within_its_query_budget(seeded, as_user, django_assert_max_num_queries, path):
+    client = as_user(seeded.owner)
+    url = f"{_url(path, seeded)}?page_size=100"
+    warm_up = client.get(url)
+    assert warm_up.status_code == 200, f"{path}: {warm_up.status_code} {warm_up.content[:300]!r}"
+    assert len(warm_up.json()["results"]) >= SEEDED_LISTS.get(path, 0), f"{path}: too few rows for an N+1 to show"
+
+    if path not in BUDGETS:
+        with CaptureQueriesContext(connection) as captured:
+            client.get(url)
+        queries = "\n".join(f"  {query['sql']}" for query in captured.captured_queries)
+        pytest.fail(f"{path} has no budget in {BUDGETS_FILE.name}; it ran {len(captured)} queries:\n{queries}")
+
+    with django_assert_max_num_queries(BUDGETS[path], info=f"{path}: budget in {BUDGETS_FILE.name}"):
+        response = client.get(url)
+    assert response.status_code == 200, response.content
+
+
+def test_list_endpoints_are_discovered():
+    # Guards the discovery itself: if it found nothing, the budget test would pass vacuously.
+    assert set(SEEDED_LISTS) <= set(LIST_ROUTES)
+
+
+def test_every_budget_names_a_list_route():
+    stale = sorted(set(BUDGETS) - set(LIST_ROUTES))
+    assert not stale, f"budgets for routes that are not list routes any more: {stale}; remove them from {BUDGETS_FILE.name}"
+
+
+def test_budgets_are_positive_whole_numbers():
+    assert all(isinstance(budget, int) and budget > 0 for budget in BUDGETS.values())
