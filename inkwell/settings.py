@@ -73,6 +73,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "inkwell.api",
     "inkwell.tenancy",
+    "inkwell.keywords",
     "inkwell.system",
 ]
 

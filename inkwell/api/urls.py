@@ -4,5 +4,7 @@ from django.urls import include, path
 
 urlpatterns = [
     path("auth/", include("inkwell.tenancy.urls")),
+    path("auth/", include("inkwell.keywords.auth_urls")),
+    path("", include("inkwell.keywords.urls")),
     path("system/", include("inkwell.system.urls")),
 ]

@@ -1,0 +1,58 @@
+from drf_spectacular.utils import extend_schema
+from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound
+from rest_framework.permissions import AllowAny
+
+from inkwell.api.envelope import ok
+from inkwell.api.exceptions import Gone
+from inkwell.api.schema import ErrorEnvelopeSerializer
+from inkwell.api.views import ApiGenericViewSet, ApiView
+from inkwell.keywords import selectors
+from inkwell.keywords import serializers as s
+from inkwell.tenancy.access import can_access_site
+from inkwell.tenancy.models import Site
+
+LIBRARY_PATH = "/api/v1/keywords-library/"
+
+
+def _query(serializer_class, request):
+    # A plain dict: DRF reads a missing boolean in a QueryDict as false, which would filter.
+    serializer = serializer_class(data=request.query_params.dict())
+    serializer.is_valid(raise_exception=True)
+    return serializer
+
+
+@extend_schema(tags=["keywords library"])
+class KeywordsLibraryViewSet(ApiGenericViewSet):
+    """The shared, read-only keywords library, by industry sector."""
+
+    tenant_scope = "global"
+    serializer_class = s.LibraryItemSerializer
+
+    @extend_schema(parameters=[s.LibraryQuerySerializer], responses={200: s.LibraryItemSerializer(many=True)})
+    def list(self, request):
+        filters = _query(s.LibraryQuerySerializer, request).to_filters()
+        return self.get_paginated_response(self.paginate_queryset(selectors.LibraryPage(filters)))
+
+    @extend_schema(parameters=[s.SectorStatsQuerySerializer], responses={200: s.SectorStatsSerializer(many=True)})
+    @action(detail=False, methods=["get"], pagination_class=None)
+    def sector_stats(self, request):
+        query = _query(s.SectorStatsQuerySerializer, request).validated_data
+        site = None
+        if "site_id" in query:
+            site = Site.objects.for_account(request.account).filter(pk=query["site_id"]).first()
+            if site is None or not can_access_site(request, site.pk):
+                raise NotFound()
+        return ok(selectors.sector_stats(account=request.account, site=site, sector_ids=query.get("sector_ids")))
+
+
+class SeedKeywordsGoneView(ApiView):
+    """``/auth/seed-keywords/`` was replaced by ``/keywords-library/`` in release 1.8.2, without compatibility."""
+
+    permission_classes = [AllowAny]
+    authentication_classes: list = []
+    tenant_scope = "public"
+
+    @extend_schema(tags=["keywords library"], deprecated=True, responses={410: ErrorEnvelopeSerializer})
+    def get(self, request, *args, **kwargs):
+        raise Gone(error=f"This endpoint was removed; use {LIBRARY_PATH}")
