@@ -7,8 +7,8 @@ from rest_framework.permissions import AllowAny
 
 from inkwell.api.envelope import created, ok
 from inkwell.api.exceptions import InvalidCredentials
-from inkwell.api.views import ApiReadOnlyModelViewSet, ApiView
 from inkwell.api.filters import IdFilter
+from inkwell.api.views import ApiReadOnlyModelViewSet, ApiView
 from inkwell.tenancy import selectors, services, tokens
 from inkwell.tenancy import serializers as s
 from inkwell.tenancy.models import MANAGER_ROLES, Account, ApiKey, Industry, Plan, Role, Sector, Site, SiteUserAccess, Subscription, User
@@ -83,6 +83,7 @@ class OwnUserView(ApiView):
     tenant_scope = "own_account"
     allow_inactive_plan = True
     write_roles = ALL_ROLES
+    human_only = True
 
 
 class LogoutView(OwnUserView):
