@@ -41,9 +41,15 @@ def _email_taken(email: str) -> bool:
 
 
 def _plan_limit(account: Account, limit: str, current: int) -> None:
+    """Refuses creating past a plan limit; callers hold the account lock (``_lock_account``)."""
     plan = account.subscription.plan
     if current >= getattr(plan, limit):
         raise PlanLimitReached({limit: [f"Your plan allows at most {getattr(plan, limit)}"]})
+
+
+def _lock_account(account: Account) -> None:
+    """Serialises limit-checked creations of one account, so concurrent requests cannot both pass a limit."""
+    Account.objects.select_for_update().filter(pk=account.pk).exists()
 
 
 @transaction.atomic
@@ -108,6 +114,7 @@ def user_create(
     email = email.strip().lower()
     if _email_taken(email):
         raise Conflict({"email": [EMAIL_TAKEN]})
+    _lock_account(account)
     _plan_limit(account, "max_users", User.objects.for_account(account).filter(is_active=True).count())
     try:
         with transaction.atomic():
@@ -137,12 +144,15 @@ def user_update(
         if _last_owner(user):
             raise Conflict({"role": ["An account needs at least one owner"]})
         user.role = Role.objects.get(name=role)
+    deactivated = False
     if is_active is not None and is_active != user.is_active:
         if not is_active and (user.pk == actor.pk or _last_owner(user)):
             raise Conflict({"is_active": ["This user cannot be deactivated"]})
         if is_active:
+            _lock_account(user.account)
             _plan_limit(user.account, "max_users", User.objects.for_account(user.account).filter(is_active=True).count())
         user.is_active = is_active
+        deactivated = not is_active
     if first_name is not None:
         user.first_name = first_name
     if last_name is not None:
@@ -150,7 +160,7 @@ def user_update(
     user.save()
     if sites is not None:
         _set_site_access(user=user, sites=sites, actor=actor)
-    if not user.is_active:
+    if deactivated:
         tokens.revoke_all_tokens(user)
     return user
 
@@ -224,6 +234,7 @@ def _unique_site_slug(name: str) -> str:
 
 @transaction.atomic
 def site_create(*, account: Account, name: str, domain: str, time_zone: str = "UTC", is_active: bool = True) -> Site:
+    _lock_account(account)
     _plan_limit(account, "max_sites", Site.objects.for_account(account).count())
     if Site.objects.for_account(account).filter(domain__iexact=domain).exists():
         raise Conflict({"domain": ["A site with this domain already exists"]})
