@@ -35,6 +35,12 @@ class PageNumberPagination(pagination.PageNumberPagination):
         _positive_int(request, self.page_query_param)
         return super().paginate_queryset(queryset, request, view)
 
+    def get_schema_operation_parameters(self, view) -> list[dict]:
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:  # both are refused below 1 (_positive_int)
+            parameter["schema"]["minimum"] = 1
+        return parameters
+
     def get_paginated_response(self, data) -> Response:
         return Response(
             Enveloped(

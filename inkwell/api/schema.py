@@ -6,6 +6,10 @@ from drf_spectacular.openapi import AutoSchema
 from rest_framework import serializers
 
 DOCUMENTED_ERROR_STATUSES = ("400", "401", "403", "404", "429", "500")
+# Any write may conflict with the current state: a duplicate, the last owner, or a uniqueness race
+# lost to a concurrent request (the exception handler answers every IntegrityError 409).
+WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
+WRITE_ERROR_STATUSES = ("409",)
 
 
 class ErrorEnvelopeSerializer(serializers.Serializer):
@@ -34,7 +38,10 @@ class EnvelopeAutoSchema(AutoSchema):
             if status_code.startswith("2") and not paginated:
                 for media_type in response.get("content", {}).values():
                     media_type["schema"] = _success_envelope(media_type["schema"])
-        for status_code in (*DOCUMENTED_ERROR_STATUSES, *map(str, getattr(self.view, "error_statuses", ()))):
+        error_statuses = [*DOCUMENTED_ERROR_STATUSES, *map(str, getattr(self.view, "error_statuses", ()))]
+        if self.method in WRITE_METHODS:
+            error_statuses.extend(WRITE_ERROR_STATUSES)
+        for status_code in error_statuses:
             responses.setdefault(status_code, self._get_response_for_code(ErrorEnvelopeSerializer, status_code))
         return responses
 

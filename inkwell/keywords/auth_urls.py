@@ -10,5 +10,5 @@ auth_router.register("keywords-library", views.KeywordsLibraryViewSet, basename=
 urlpatterns = [
     *auth_router.urls,
     path("seed-keywords/", views.SeedKeywordsGoneView.as_view(), name="auth-seed-keywords-gone"),
-    path("seed-keywords/<path:rest>", views.SeedKeywordsGoneView.as_view(), name="auth-seed-keywords-item-gone"),
+    path("seed-keywords/<path:rest>", views.SeedKeywordsItemGoneView.as_view(), name="auth-seed-keywords-item-gone"),
 ]

@@ -28,6 +28,7 @@ class KeywordsLibraryViewSet(ApiGenericViewSet):
 
     tenant_scope = "global"
     serializer_class = s.LibraryItemSerializer
+    filter_backends: list = []  # its query serializers filter, not django-filter
 
     @extend_schema(parameters=[s.LibraryQuerySerializer], responses={200: s.LibraryItemSerializer(many=True)})
     def list(self, request):
@@ -56,3 +57,8 @@ class SeedKeywordsGoneView(ApiView):
     @extend_schema(tags=["keywords library"], deprecated=True, responses={410: ErrorEnvelopeSerializer})
     def get(self, request, *args, **kwargs):
         raise Gone(error=f"This endpoint was removed; use {LIBRARY_PATH}")
+
+
+@extend_schema(exclude=True)
+class SeedKeywordsItemGoneView(SeedKeywordsGoneView):
+    """Any path below the retired endpoint: the same 410, documented once, on the endpoint itself."""

@@ -1,0 +1,188 @@
+"""Real server processes for tests: the API under gunicorn, as in production, on loopback.
+
+``server_environment()`` prepares what one deployment needs: its own database (a fresh
+PostgreSQL database when the test run uses PostgreSQL, else a SQLite file), its own data folder
+and cache key prefix, migrated. ``gunicorn_server(env)`` starts one gunicorn on that environment;
+start it twice to get two server groups sharing the database and the cache. ``live_server()``
+does both for the common case of one server.
+"""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import psycopg
+import requests
+from psycopg import sql
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+STARTUP_TIMEOUT_SECONDS = 20
+STOP_TIMEOUT_SECONDS = 10
+DEFAULT_PASSWORD = "correct-horse-1"
+
+# Every scope of settings.INKWELL_RATE_LIMITS, raised far beyond what a test sends.
+HIGH_RATE_LIMITS = {
+    "RATE_LIMIT_AI": "100000",
+    "RATE_LIMIT_CONTENT": "100000",
+    "RATE_LIMIT_AUTH": "100000",
+    "RATE_LIMIT_GENERAL": "100000",
+}
+
+
+@dataclass(frozen=True)
+class LiveServer:
+    base_url: str
+    log_file: Path
+
+    def url(self, path: str) -> str:
+        return self.base_url + path
+
+    def log(self) -> str:
+        return self.log_file.read_text(errors="replace")
+
+
+def _is_postgresql(database_url: str) -> bool:
+    return urlsplit(database_url).scheme in {"postgres", "postgresql", "pgsql"}
+
+
+@contextmanager
+def _postgresql_database(server_url: str) -> Iterator[str]:
+    """A new, empty database on the test run's PostgreSQL server; dropped afterwards."""
+    name = f"inkwell_live_{uuid.uuid4().hex[:12]}"
+    # Connected to the maintenance database, as Django's test runner does to create its own.
+    admin_url = urlsplit(server_url)._replace(path="/postgres").geturl()
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield urlsplit(server_url)._replace(path=f"/{name}").geturl()
+    finally:
+        with psycopg.connect(admin_url, autocommit=True) as conn:
+            # FORCE: a connection a killed worker left behind must not keep the database alive.
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def _manage(env: dict[str, str], *args: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"manage.py {' '.join(args)} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
+
+
+@contextmanager
+def server_environment(**overrides: str) -> Iterator[dict[str, str]]:
+    """The environment of one deployment, with its database created and migrated.
+
+    Servers started with it share the database, the data folder (so the secret key that signs
+    tokens) and, through ``CACHE_KEY_PREFIX``, the cache: rate-limit counters of other test
+    runs in the same Redis database are invisible to them. ``overrides`` are extra variables,
+    e.g. ``RATE_LIMIT_GENERAL="10"``.
+    """
+    with tempfile.TemporaryDirectory(prefix="inkwell-live-") as data_dir:
+        env = dict(os.environ)
+        env.update(
+            INKWELL_DATA_DIR=data_dir,
+            CACHE_KEY_PREFIX=f"live-{uuid.uuid4().hex[:12]}",
+            PYTHONUNBUFFERED="1",
+        )
+        env.update(overrides)
+        test_database_url = os.environ.get("DATABASE_URL", "")
+        if _is_postgresql(test_database_url):
+            database = _postgresql_database(test_database_url)
+        else:
+            database = nullcontext(f"sqlite:///{Path(data_dir) / 'live.sqlite3'}")
+        with database as database_url:
+            env["DATABASE_URL"] = database_url
+            _manage(env, "migrate", "--noinput")
+            _manage(env, "createcachetable")
+            yield env
+
+
+def _listening_socket() -> socket.socket:
+    """A socket bound to a free loopback port, handed to gunicorn as ``fd://``.
+
+    Binding here rather than picking a port number for gunicorn to bind leaves no window in
+    which a parallel test (pytest-xdist) could take the same port.
+    """
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    return sock
+
+
+def _stop(process: subprocess.Popen) -> None:
+    if process.poll() is not None:
+        return
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=STOP_TIMEOUT_SECONDS)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+def _wait_until_healthy(server: LiveServer, process: subprocess.Popen) -> None:
+    deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"gunicorn exited with {process.returncode} before answering:\n{server.log()}")
+        try:
+            if requests.get(server.url("/healthz"), timeout=1).status_code == 200:
+                return
+        except requests.RequestException:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"gunicorn did not answer /healthz within {STARTUP_TIMEOUT_SECONDS} s:\n{server.log()}")
+
+
+@contextmanager
+def gunicorn_server(env: dict[str, str], *, workers: int = 2) -> Iterator[LiveServer]:
+    """``gunicorn inkwell.wsgi`` on a free loopback port, stopped (its whole process group) afterwards."""
+    sock = _listening_socket()
+    port = sock.getsockname()[1]
+    log_file = Path(env["INKWELL_DATA_DIR"]) / f"gunicorn-{port}.log"
+    with sock, log_file.open("wb") as log:
+        process = subprocess.Popen(
+            [
+                sys.executable, "-m", "gunicorn", "inkwell.wsgi",
+                "--bind", f"fd://{sock.fileno()}", "--workers", str(workers), "--access-logfile", "-",
+            ],
+            cwd=REPO_ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            pass_fds=[sock.fileno()],
+            start_new_session=True,
+        )
+    server = LiveServer(base_url=f"http://127.0.0.1:{port}", log_file=log_file)
+    try:
+        _wait_until_healthy(server, process)
+        yield server
+    finally:
+        _stop(process)
+
+
+@contextmanager
+def live_server(**overrides: str) -> Iterator[LiveServer]:
+    """One gunicorn server on its own fresh deployment (see ``server_environment``)."""
+    with server_environment(**overrides) as env, gunicorn_server(env) as server:
+        yield server
+
+
+def register_and_login(server: LiveServer, *, email: str | None = None, password: str = DEFAULT_PASSWORD) -> str:
+    """Signs a new owner up over HTTP and returns their access token."""
+    email = email or f"live-{uuid.uuid4().hex[:10]}@example.com"
+    response = requests.post(server.url("/api/v1/auth/register/"), json={"email": email, "password": password}, timeout=10)
+    assert response.status_code == 201, response.text
+    response = requests.post(server.url("/api/v1/auth/login/"), json={"email": email, "password": password}, timeout=10)
+    assert response.status_code == 200, response.text
+    return response.json()["data"]["access"]
