@@ -22,6 +22,7 @@ migrate: venv
 	$(PY) manage.py createcachetable
 
 run: migrate
+	$(PY) manage.py import_keywords --demo --if-empty --no-progress
 	$(PY) manage.py serve --host $(HOST) --port $(PORT)
 
 test: venv

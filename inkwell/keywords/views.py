@@ -54,9 +54,11 @@ class SeedKeywordsGoneView(ApiView):
     authentication_classes: list = []
     tenant_scope = "public"
 
-    @extend_schema(tags=["keywords library"], deprecated=True, responses={410: ErrorEnvelopeSerializer})
+    @extend_schema(tags=["keywords library"], deprecated=True, request=None, responses={410: ErrorEnvelopeSerializer})
     def get(self, request, *args, **kwargs):
         raise Gone(error=f"This endpoint was removed; use {LIBRARY_PATH}")
+
+    post = put = patch = delete = get
 
 
 @extend_schema(exclude=True)
