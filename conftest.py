@@ -9,7 +9,7 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from inkwell.tenancy import services, tokens
-from inkwell.tenancy.models import Account, IndustrySector, Role, RoleName, Site, User
+from inkwell.tenancy.models import Account, IndustrySector, Plan, Role, RoleName, Site, Subscription, User
 
 
 def pytest_collection_modifyitems(config, items):
@@ -104,3 +104,11 @@ def client_for(user: User) -> APIClient:
 def as_user():
     """``as_user(user)``: an API client authenticated with a fresh access token of that user."""
     return client_for
+
+
+@pytest.fixture
+def big_tenant(tenant) -> Tenant:
+    """The tenant on the scale plan, so that plan limits stay out of the way."""
+    Subscription.objects.for_account(tenant.account).update(plan=Plan.objects.get(slug="scale"))
+    tenant.account.refresh_from_db()  # drops the cached subscription with the old plan
+    return tenant

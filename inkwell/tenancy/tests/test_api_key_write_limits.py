@@ -5,22 +5,13 @@ from rest_framework.test import APIClient
 
 from inkwell.api.exceptions import PlanLimitReached
 from inkwell.tenancy import services
-from inkwell.tenancy.models import ApiKey, IndustrySector, Plan, Sector, Site, User
+from inkwell.tenancy.models import ApiKey, IndustrySector, Sector, Site, User
 
 
 def key_client(raw_key: str) -> APIClient:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"ApiKey {raw_key}")
     return client
-
-
-@pytest.fixture
-def big_tenant(tenant):
-    subscription = tenant.account.subscription
-    subscription.plan = Plan.objects.get(slug="scale")
-    subscription.save()
-    tenant.account.refresh_from_db()
-    return tenant
 
 
 @pytest.fixture

@@ -10,19 +10,6 @@ pytestmark = pytest.mark.django_db
 API = "/api/v1/auth"
 
 
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    # Argon2 costs a tenth of a second per user; these tests are about the resources, not hashing.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture
-def big_tenant(tenant):
-    Subscription.objects.for_account(tenant.account).update(plan=Plan.objects.get(slug="scale"))
-    tenant.account.refresh_from_db()  # drops the cached subscription with the old plan
-    return tenant
-
-
 @pytest.fixture
 def owner(big_tenant, as_user):
     return as_user(big_tenant.owner)

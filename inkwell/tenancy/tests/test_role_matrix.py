@@ -17,12 +17,6 @@ pytestmark = pytest.mark.django_db
 API = "/api/v1/auth"
 
 
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    # Argon2 costs a tenth of a second per user; these tests are about roles, not hashing.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @dataclass
 class World:
     """A tenant on a big plan with one row of every tenancy resource to address by id."""

@@ -13,12 +13,6 @@ from inkwell.tenancy.viewsets import AccountScopedViewSet
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    # Argon2 costs a tenth of a second per user; these tests are about scoping, not hashing.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def _second_site(tenant, label="second"):
     return Site.objects.create(
         account=tenant.account, name=f"{label} site", domain=f"{label}.{tenant.site.domain}", slug=f"{label}-{tenant.site.slug}"

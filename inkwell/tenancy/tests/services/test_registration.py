@@ -11,11 +11,6 @@ from inkwell.tenancy.models import Account, Plan, RoleName, Subscription, Subscr
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def test_registering_creates_an_owner_on_the_default_plan_with_signup_credits(settings):
     settings.INKWELL_SIGNUP_CREDITS = None
 

@@ -11,11 +11,6 @@ from inkwell.tenancy.models import ApiKey, SiteUserAccess
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 # Site access ----------------------------------------------------------------------------------
 
 

@@ -10,20 +10,10 @@ from inkwell.tenancy.models import IndustrySector, Plan, Sector, Site, Subscript
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def _on_plan(tenant, slug: str):
     Subscription.objects.for_account(tenant.account).update(plan=Plan.objects.get(slug=slug))
     tenant.account.refresh_from_db()
     return tenant
-
-
-@pytest.fixture
-def big_tenant(tenant):
-    return _on_plan(tenant, "scale")
 
 
 # Sites ----------------------------------------------------------------------------------------

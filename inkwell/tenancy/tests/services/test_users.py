@@ -10,19 +10,6 @@ from inkwell.tenancy.models import ApiKey, Plan, RefreshToken, Role, RoleName, S
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture
-def big_tenant(tenant):
-    """The tenant on the scale plan, so that plan limits stay out of the way."""
-    Subscription.objects.for_account(tenant.account).update(plan=Plan.objects.get(slug="scale"))
-    tenant.account.refresh_from_db()
-    return tenant
-
-
 def _second_site(tenant) -> Site:
     return Site.objects.create(account=tenant.account, name="Second", domain="second.example.com", slug=f"second-{tenant.site.slug}")
 
