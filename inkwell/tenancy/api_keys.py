@@ -25,7 +25,7 @@ def find_active_key(raw_key: str) -> ApiKey | None:
     if not dot:
         return None
     key = (
-        ApiKey.dangerously_unscoped.select_related("user__account__subscription__plan", "user__role")
+        ApiKey.dangerously_unscoped.select_related("user__account__subscription", "user__role")
         .filter(prefix=prefix, user__is_active=True)
         .first()
     )

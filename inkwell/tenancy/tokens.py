@@ -94,7 +94,7 @@ def decode(token: str, expected_type: str) -> dict:
 def user_for_payload(payload: dict) -> User:
     """The active user the token names, if the token is still of the user's current version."""
     user = (
-        User.dangerously_unscoped.select_related("account__subscription__plan", "role")
+        User.dangerously_unscoped.select_related("account__subscription", "role")
         .filter(pk=payload["user_id"], is_active=True)
         .first()
     )
