@@ -55,6 +55,8 @@ from psycopg import sql
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 
+from tests.live_server import manage  # noqa: E402  (the repository root is on the path only from here)
+
 DEFAULT_DATABASE_URL = "postgresql://postgres@127.0.0.1:5432/inkwell_bench"
 LIBRARY = "/api/v1/keywords-library/"
 PAGE_SIZE = 20  # the API's default page size
@@ -322,14 +324,6 @@ def recreate_database(database_url: str) -> None:
         conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
 
 
-def manage(env: dict[str, str], *args: str) -> None:
-    result = subprocess.run(
-        [sys.executable, "manage.py", *args], cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=600
-    )
-    if result.returncode != 0:
-        raise RuntimeError(f"manage.py {' '.join(args)} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
-
-
 def ensure_industry_sectors(count: int) -> list[int]:
     """The ids of the first ``count`` industry sectors, creating benchmark sectors if fewer exist."""
     from inkwell.tenancy.models import Industry, IndustrySector
@@ -411,7 +405,7 @@ def prepare_database(args, env: dict[str, str], timings: dict[str, float]) -> No
         if not (args.keep and database_exists(args.database_url)):
             recreate_database(args.database_url)
     with timed("migrate", timings):
-        manage(env, "migrate", "--noinput")
+        manage(env, "migrate", "--noinput", timeout=600)
     setup_django()
     sector_ids = ensure_industry_sectors(args.sectors)
     if not existing:

@@ -71,9 +71,10 @@ def _postgresql_database(server_url: str) -> Iterator[str]:
             conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
 
 
-def _manage(env: dict[str, str], *args: str) -> None:
+def manage(env: dict[str, str], *args: str, timeout: int = 120) -> None:
+    """Runs ``manage.py`` for a deployment other than the test process's own (also used by bench/)."""
     result = subprocess.run(
-        [sys.executable, "manage.py", *args], cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, "manage.py", *args], cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=timeout
     )
     if result.returncode != 0:
         raise RuntimeError(f"manage.py {' '.join(args)} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
@@ -103,8 +104,8 @@ def server_environment(**overrides: str) -> Iterator[dict[str, str]]:
             database = nullcontext(f"sqlite:///{Path(data_dir) / 'live.sqlite3'}")
         with database as database_url:
             env["DATABASE_URL"] = database_url
-            _manage(env, "migrate", "--noinput")
-            _manage(env, "createcachetable")
+            manage(env, "migrate", "--noinput")
+            manage(env, "createcachetable")
             yield env
 
 
