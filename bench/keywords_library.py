@@ -55,14 +55,13 @@ from psycopg import sql
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 
-from tests.live_server import manage  # noqa: E402  (the repository root is on the path only from here)
+from tests.live_server import manage, stop_process_group  # noqa: E402  (the repository root is on the path only from here)
 
 DEFAULT_DATABASE_URL = "postgresql://postgres@127.0.0.1:5432/inkwell_bench"
 LIBRARY = "/api/v1/keywords-library/"
 PAGE_SIZE = 20  # the API's default page size
 SITE_SECTORS = 20
 STARTUP_TIMEOUT_SECONDS = 30
-STOP_TIMEOUT_SECONDS = 10
 UNLIMITED = str(10**9)  # requests per minute: the benchmark must never be throttled
 DB_TIME_HEADER = "X-Bench-DB-Seconds"  # sent by timed_application (--db-time)
 BUSY_BEFORE_PERCENT = 10  # machine CPU busy before measuring, above which the numbers are suspect
@@ -447,17 +446,6 @@ class Server:
     log_file: Path
 
 
-def _stop_process_group(process: subprocess.Popen) -> None:
-    if process.poll() is not None:
-        return
-    os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=STOP_TIMEOUT_SECONDS)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-
-
 _wrapped_application = None
 
 
@@ -529,7 +517,7 @@ def gunicorn(env: dict[str, str], *, workers: int, worker_class: str, db_time: b
             time.sleep(0.1)
         yield server
     finally:
-        _stop_process_group(process)
+        stop_process_group(process)
 
 
 @dataclass(frozen=True)

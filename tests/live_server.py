@@ -120,7 +120,8 @@ def _listening_socket() -> socket.socket:
     return sock
 
 
-def _stop(process: subprocess.Popen) -> None:
+def stop_process_group(process: subprocess.Popen) -> None:
+    """Stops a server started with ``start_new_session=True`` and its workers (also used by bench/)."""
     if process.poll() is not None:
         return
     os.killpg(process.pid, signal.SIGTERM)
@@ -169,7 +170,7 @@ def gunicorn_server(env: dict[str, str], *, workers: int = 2) -> Iterator[LiveSe
         _wait_until_healthy(server, process)
         yield server
     finally:
-        _stop(process)
+        stop_process_group(process)
 
 
 @contextmanager
