@@ -23,6 +23,10 @@ BAND_RANGES = {
     DifficultyBand.VERY_HARD: (76, 100),
 }
 BAND_BY_LABEL = {band.label: band for band in DifficultyBand}
+# The band label of each difficulty 0..100 (the column's check constraint keeps it in that range).
+DIFFICULTY_LABELS = tuple(
+    next(band.label for band, (low, high) in BAND_RANGES.items() if low <= difficulty <= high) for difficulty in range(101)
+)
 
 
 class SeedKeyword(models.Model):
@@ -59,10 +63,6 @@ class SeedKeyword(models.Model):
 
     def __str__(self):
         return self.keyword
-
-    @property
-    def difficulty_band(self) -> str:
-        return next(band.label for band, (low, high) in BAND_RANGES.items() if low <= self.difficulty <= high)
 
 
 class SeedKeywordStats(models.Model):

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from django.db.models import F, Q, QuerySet, Sum
 
-from inkwell.keywords.models import BAND_RANGES, SeedKeyword, SeedKeywordStats
+from inkwell.keywords.models import BAND_RANGES, DIFFICULTY_LABELS, SeedKeyword, SeedKeywordStats
 from inkwell.tenancy.models import Account, Site
 
 ORDERING_FIELDS = ("keyword", "volume", "difficulty", "country")
@@ -34,10 +34,6 @@ LIBRARY_ITEM_FIELDS = (
     "is_paid",
     "credit_cost",
     "created_at",
-)
-# The label of each difficulty 0..100 (the column's check constraint keeps it in that range).
-DIFFICULTY_LABELS = tuple(
-    next(band.label for band, (low, high) in BAND_RANGES.items() if low <= difficulty <= high) for difficulty in range(101)
 )
 
 
