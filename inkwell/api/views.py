@@ -1,4 +1,5 @@
-"""Base classes every API view builds on (tests/test_api_conventions.py checks that they do)."""
+"""Base classes every API view builds on (tests/test_api_conventions.py checks that they do), and
+the one way views validate their input."""
 
 from rest_framework import exceptions, viewsets
 from rest_framework.views import APIView
@@ -31,3 +32,18 @@ class ApiGenericViewSet(CountRefusedRequestsMixin, viewsets.GenericViewSet):
 
 class ApiReadOnlyModelViewSet(CountRefusedRequestsMixin, viewsets.ReadOnlyModelViewSet):
     pass
+
+
+def validated(serializer_class, request, *, partial: bool = False, data=None) -> dict:
+    """The request body (or ``data``) validated by the serializer; invalid input raises the 400."""
+    serializer = serializer_class(data=request.data if data is None else data, partial=partial, context={"request": request})
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+def validated_query(serializer_class, request) -> dict:
+    """The query string validated by the serializer.
+
+    Passed as a plain dict: DRF reads a boolean missing from a QueryDict as false, which would filter.
+    """
+    return validated(serializer_class, request, data=request.query_params.dict())

@@ -65,8 +65,8 @@ class LibraryQuerySerializer(serializers.Serializer):
             raise serializers.ValidationError({"volume_max": ["volume_max must be greater than or equal to volume_min"]})
         return attrs
 
-    def to_filters(self) -> LibraryFilters:
-        data = self.validated_data
+    @staticmethod
+    def to_filters(data: dict) -> LibraryFilters:
         difficulty = data.get("difficulty")
         return LibraryFilters(
             sector_ids=data.get("sector_ids"),

@@ -6,20 +6,13 @@ from rest_framework.permissions import AllowAny
 from inkwell.api.envelope import ok
 from inkwell.api.exceptions import Gone
 from inkwell.api.schema import ErrorEnvelopeSerializer
-from inkwell.api.views import ApiGenericViewSet, ApiView
+from inkwell.api.views import ApiGenericViewSet, ApiView, validated_query
 from inkwell.keywords import selectors
 from inkwell.keywords import serializers as s
 from inkwell.tenancy.access import can_access_site
 from inkwell.tenancy.models import Site
 
 LIBRARY_PATH = "/api/v1/keywords-library/"
-
-
-def _query(serializer_class, request):
-    # A plain dict: DRF reads a missing boolean in a QueryDict as false, which would filter.
-    serializer = serializer_class(data=request.query_params.dict())
-    serializer.is_valid(raise_exception=True)
-    return serializer
 
 
 @extend_schema(tags=["keywords library"])
@@ -32,13 +25,13 @@ class KeywordsLibraryViewSet(ApiGenericViewSet):
 
     @extend_schema(parameters=[s.LibraryQuerySerializer], responses={200: s.LibraryItemSerializer(many=True)})
     def list(self, request):
-        filters = _query(s.LibraryQuerySerializer, request).to_filters()
+        filters = s.LibraryQuerySerializer.to_filters(validated_query(s.LibraryQuerySerializer, request))
         return self.get_paginated_response(self.paginate_queryset(selectors.LibraryPage(filters)))
 
     @extend_schema(parameters=[s.SectorStatsQuerySerializer], responses={200: s.SectorStatsSerializer(many=True)})
     @action(detail=False, methods=["get"], pagination_class=None)
     def sector_stats(self, request):
-        query = _query(s.SectorStatsQuerySerializer, request).validated_data
+        query = validated_query(s.SectorStatsQuerySerializer, request)
         site = None
         if "site_id" in query:
             site = Site.objects.for_account(request.account).filter(pk=query["site_id"]).first()

@@ -8,7 +8,7 @@ from rest_framework.permissions import AllowAny
 from inkwell.api.envelope import created, ok
 from inkwell.api.exceptions import InvalidCredentials
 from inkwell.api.filters import IdFilter
-from inkwell.api.views import ApiReadOnlyModelViewSet, ApiView
+from inkwell.api.views import ApiReadOnlyModelViewSet, ApiView, validated
 from inkwell.tenancy import selectors, services, tokens
 from inkwell.tenancy import serializers as s
 from inkwell.tenancy.models import MANAGER_ROLES, Account, ApiKey, Industry, Plan, Role, Sector, Site, SiteUserAccess, Subscription, User
@@ -16,12 +16,6 @@ from inkwell.tenancy.permissions import ALL_ROLES
 from inkwell.tenancy.viewsets import AccountScopedViewSet
 
 MESSAGE_RESULT = inline_serializer("MessageResult", fields={"detail": serializers.CharField()})
-
-
-def validated(serializer_class, request, *, partial: bool = False, data=None) -> dict:
-    serializer = serializer_class(data=request.data if data is None else data, partial=partial, context={"request": request})
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data
 
 
 class PublicAuthView(ApiView):
