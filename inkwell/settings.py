@@ -74,6 +74,9 @@ INSTALLED_APPS = [
     "inkwell.api",
     "inkwell.tenancy",
     "inkwell.keywords",
+    "inkwell.jobs",
+    "inkwell.billing",
+    "inkwell.notifications",
     "inkwell.system",
 ]
 
@@ -283,6 +286,25 @@ WORKER_HEARTBEAT_SECONDS = env_int("WORKER_HEARTBEAT_SECONDS", 30)
 CELERY_BEAT_SCHEDULE = {
     "worker-heartbeat": {"task": "inkwell.system.tasks.worker_heartbeat", "schedule": WORKER_HEARTBEAT_SECONDS},
 }
+
+# AI providers (README, "AI providers"). `local` is the offline drafting aid; `openai` speaks to
+# any OpenAI-compatible endpoint. Accounts may override these in /system/settings/integrations/.
+INKWELL_AI = {
+    "PROVIDER": env_str("AI_PROVIDER", "local"),
+    "BASE_URL": env_str("AI_BASE_URL"),
+    "API_KEY": env_str("AI_API_KEY"),
+    "TESTING_MODEL": env_str("AI_TESTING_MODEL", "gpt-4o-mini"),
+    "LIVE_MODEL": env_str("AI_LIVE_MODEL", "gpt-4o"),
+    "IMAGE_PROVIDER": env_str("AI_IMAGE_PROVIDER", "local"),
+    "IMAGE_BASE_URL": env_str("AI_IMAGE_BASE_URL"),
+    "IMAGE_API_KEY": env_str("AI_IMAGE_API_KEY"),
+    "IMAGE_MODEL": env_str("AI_IMAGE_MODEL", "gpt-image-1"),
+    "TIMEOUT_SECONDS": env_int("AI_TIMEOUT_SECONDS", 60),
+    "MAX_RETRIES": env_int("AI_MAX_RETRIES", 3),
+}
+# Fernet keys that encrypt stored secrets (provider API keys, CMS passwords); the first encrypts,
+# all decrypt, so a key can be rotated. Empty: one derived from DJANGO_SECRET_KEY.
+INKWELL_ENCRYPTION_KEYS = env_list("INKWELL_ENCRYPTION_KEYS", "")
 
 LOGGING = {
     "version": 1,

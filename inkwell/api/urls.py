@@ -7,4 +7,7 @@ urlpatterns = [
     path("auth/", include("inkwell.keywords.auth_urls")),
     path("", include("inkwell.keywords.urls")),
     path("system/", include("inkwell.system.urls")),
+    path("billing/", include("inkwell.billing.urls")),
+    path("notifications/", include("inkwell.notifications.urls")),
+    path("jobs/", include("inkwell.jobs.urls")),
 ]
