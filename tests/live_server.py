@@ -71,33 +71,40 @@ def _postgresql_database(server_url: str) -> Iterator[str]:
             conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
 
 
-def manage(env: dict[str, str], *args: str, timeout: int = 120) -> None:
-    """Runs ``manage.py`` for a deployment other than the test process's own (also used by bench/)."""
+def manage(env: dict[str, str], *args: str, timeout: int = 120) -> str:
+    """Runs ``manage.py`` for a deployment other than the test process's own (also used by bench/); returns its output."""
     result = subprocess.run(
         [sys.executable, "manage.py", *args], cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=timeout
     )
     if result.returncode != 0:
         raise RuntimeError(f"manage.py {' '.join(args)} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
+    return result.stdout
 
 
 @contextmanager
-def server_environment(**overrides: str) -> Iterator[dict[str, str]]:
+def server_environment(*, embedded: bool = False, **overrides: str) -> Iterator[dict[str, str]]:
     """The environment of one deployment, with its database created and migrated.
 
-    Servers started with it share the database, the data folder (so the secret key that signs
-    tokens) and, through ``CACHE_KEY_PREFIX``, the cache: rate-limit counters of other test
-    runs in the same Redis database are invisible to them. ``overrides`` are extra variables,
-    e.g. ``RATE_LIMIT_GENERAL="10"``.
+    Servers and workers started with it share the database, the data folder (so the secret key
+    that signs tokens), the Celery queue and, through ``CACHE_KEY_PREFIX``, the cache: counters
+    and queued work of other test runs in the same Redis database are invisible to them.
+    ``embedded`` gives the profile of ``make run`` (SQLite file, database cache, Celery on the
+    filesystem transport) whatever the test run uses. ``overrides`` are extra variables, e.g.
+    ``RATE_LIMIT_GENERAL="10"``.
     """
     with tempfile.TemporaryDirectory(prefix="inkwell-live-") as data_dir:
         env = dict(os.environ)
+        if embedded:
+            env.pop("DATABASE_URL", None)
+            env.pop("REDIS_URL", None)
         env.update(
             INKWELL_DATA_DIR=data_dir,
             CACHE_KEY_PREFIX=f"live-{uuid.uuid4().hex[:12]}",
+            CELERY_QUEUE=f"live-{uuid.uuid4().hex[:12]}",
             PYTHONUNBUFFERED="1",
         )
         env.update(overrides)
-        test_database_url = os.environ.get("DATABASE_URL", "")
+        test_database_url = env.get("DATABASE_URL", "")
         if _is_postgresql(test_database_url):
             database = _postgresql_database(test_database_url)
         else:
@@ -169,6 +176,29 @@ def gunicorn_server(env: dict[str, str], *, workers: int = 2) -> Iterator[LiveSe
     try:
         _wait_until_healthy(server, process)
         yield server
+    finally:
+        stop_process_group(process)
+
+
+@contextmanager
+def celery_worker(env: dict[str, str], *, include: str = "tests.job_handlers", beat: bool = True) -> Iterator[subprocess.Popen]:
+    """A Celery worker (threads pool, as ``make run`` starts it) on the deployment ``env``; it
+    also loads the job kinds of ``include``. Stopped with its process group afterwards."""
+    data_dir = Path(env["INKWELL_DATA_DIR"])
+    log_file = data_dir / f"celery-{uuid.uuid4().hex[:6]}.log"
+    command = [sys.executable, "-m", "celery", "-A", "inkwell", "worker", "--pool", "threads", "--concurrency", "2", "--loglevel", "INFO", "-I", include]
+    if beat:
+        command += ["--beat", "--schedule", str(data_dir / f"beat-{uuid.uuid4().hex[:6]}")]
+    with log_file.open("wb") as log:
+        process = subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    process.log_file = log_file
+    try:
+        deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
+        while b" ready." not in log_file.read_bytes():
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the Celery worker did not start:\n{log_file.read_text(errors='replace')}")
+            time.sleep(0.1)
+        yield process
     finally:
         stop_process_group(process)
 

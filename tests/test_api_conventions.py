@@ -27,3 +27,30 @@ def test_guessing_credentials_is_rate_limited(api_client, settings):
     api_client.credentials(HTTP_AUTHORIZATION="ApiKey iwk_guessing.not-a-real-key")
     statuses = [api_client.get("/api/v1/auth/sites/").status_code for _ in range(4)]
     assert statuses == [401, 401, 401, 429]
+
+
+
+def _ai_post_handlers() -> list:
+    """Every POST in the ``ai`` rate-limit scope: the endpoints that spend credits or call a provider."""
+    handlers = []
+    for route in ROUTES:
+        if "post" not in route.methods:
+            continue
+        handler = getattr(route.view_class, route.actions["post"] if route.actions else "post")
+        scope = getattr(handler, "kwargs", {}).get("throttle_scope", getattr(route.view_class, "throttle_scope", None))
+        if scope == "ai":
+            handlers.append(pytest.param(handler, id=str(route)))
+    return handlers
+
+
+AI_POST_HANDLERS = _ai_post_handlers()
+
+
+def test_the_ai_endpoints_are_found():
+    assert AI_POST_HANDLERS
+
+
+@pytest.mark.parametrize("handler", AI_POST_HANDLERS)
+def test_every_post_that_starts_ai_work_honours_idempotency_keys(handler):
+    """AI work costs credits: a client retrying after a timeout must not pay twice (API-CONTRACT section 5)."""
+    assert getattr(handler, "idempotent", False), "decorate it with inkwell.api.idempotency.idempotent"

@@ -3,6 +3,7 @@
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
 DOCUMENTED_ERROR_STATUSES = ("400", "401", "403", "404", "429", "500")
@@ -31,6 +32,21 @@ def _success_envelope(schema: dict) -> dict:
 
 
 class EnvelopeAutoSchema(AutoSchema):
+    def get_override_parameters(self):
+        parameters = super().get_override_parameters()
+        handler = getattr(self.view, getattr(self.view, "action", None) or self.method.lower(), None)
+        if getattr(handler, "idempotent", False):
+            parameters = [
+                *parameters,
+                OpenApiParameter(
+                    "Idempotency-Key",
+                    str,
+                    OpenApiParameter.HEADER,
+                    description="Sent again with the same key, the request answers its first successful answer and does nothing more.",
+                ),
+            ]
+        return parameters
+
     def _get_response_bodies(self, direction="response"):
         responses = super()._get_response_bodies(direction)
         paginated = self._is_list_view() and self._get_paginator() is not None

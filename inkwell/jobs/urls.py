@@ -1,3 +1,8 @@
-from django.urls import path
+from rest_framework.routers import SimpleRouter
 
-urlpatterns: list = []
+from inkwell.jobs import views
+
+router = SimpleRouter()
+router.register("", views.JobViewSet, basename="job")
+
+urlpatterns = router.urls
