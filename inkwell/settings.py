@@ -5,6 +5,7 @@ embedded default runs: SQLite and a database cache in ``data/``, Celery on the f
 transport. Setting ``DATABASE_URL`` and ``REDIS_URL`` switches to the production profile.
 """
 
+import json
 import os
 import secrets
 from pathlib import Path
@@ -208,7 +209,7 @@ REST_FRAMEWORK = {
         "inkwell.tenancy.authentication.ApiKeyAuthentication",
         "inkwell.tenancy.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["inkwell.tenancy.permissions.IsAccountMember"],
+    "DEFAULT_PERMISSION_CLASSES": ["inkwell.tenancy.permissions.IsAccountMember", "inkwell.system.permissions.ModuleEnabled"],
     "DEFAULT_THROTTLE_CLASSES": ["inkwell.api.throttling.ScopedRateThrottle"],
     "DEFAULT_PAGINATION_CLASS": "inkwell.api.pagination.PageNumberPagination",
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "inkwell.api.negotiation.JSONOnlyNegotiation",
@@ -276,6 +277,8 @@ else:
     }
     for _folder in ("queue", "control", "processed"):
         (CELERY_FS_DIR / _folder).mkdir(parents=True, exist_ok=True)
+# Deployments sharing one Redis keep their work apart with their own queue name.
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "inkwell")
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -283,9 +286,41 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 WORKER_HEARTBEAT_SECONDS = env_int("WORKER_HEARTBEAT_SECONDS", 30)
+# Background jobs (inkwell.jobs): a running job proves its worker alive every HEARTBEAT_SECONDS;
+# one silent for STALE_AFTER_SECONDS is queued again (while attempts remain) or failed by the sweep.
+INKWELL_JOBS = {
+    "HEARTBEAT_SECONDS": env_int("JOB_HEARTBEAT_SECONDS", 10),
+    "STALE_AFTER_SECONDS": env_int("JOB_STALE_AFTER_SECONDS", 60),
+    "MAX_ATTEMPTS": env_int("JOB_MAX_ATTEMPTS", 3),
+    "RETRY_BACKOFF_SECONDS": env_int("JOB_RETRY_BACKOFF_SECONDS", 10),
+    "REQUEUE_AFTER_SECONDS": env_int("JOB_REQUEUE_AFTER_SECONDS", 600),
+    "SWEEP_SECONDS": env_int("JOB_SWEEP_SECONDS", 30),
+}
 CELERY_BEAT_SCHEDULE = {
     "worker-heartbeat": {"task": "inkwell.system.tasks.worker_heartbeat", "schedule": WORKER_HEARTBEAT_SECONDS},
+    "sweep-stale-jobs": {"task": "inkwell.jobs.sweep_stale_jobs", "schedule": INKWELL_JOBS["SWEEP_SECONDS"]},
+    "renew-monthly-credits": {"task": "inkwell.billing.renew_monthly_credits", "schedule": env_int("CREDIT_RENEWAL_SECONDS", 3600)},
+    "purge-idempotency-records": {"task": "inkwell.api.purge_idempotency_records", "schedule": 3600},
 }
+
+# Credits per AI operation (README, "Credits"): `credits` for every started `per` units, so an
+# article of 1,500 words costs 15. INKWELL_CREDIT_COSTS (JSON, e.g. {"image_generation": 3})
+# overrides the credits of any operation.
+INKWELL_CREDIT_COSTS = {
+    "clustering": {"credits": 1, "per": 20, "unit": "keyword"},
+    "idea_generation": {"credits": 2, "per": 1, "unit": "cluster"},
+    "content_generation": {"credits": 1, "per": 100, "unit": "word"},
+    "image_prompt_extraction": {"credits": 1, "per": 1, "unit": "article"},
+    "image_generation": {"credits": 2, "per": 1, "unit": "image"},
+    "optimization": {"credits": 2, "per": 1, "unit": "article"},
+    "linking": {"credits": 1, "per": 1, "unit": "article"},
+}
+for _operation, _credits in json.loads(env_str("INKWELL_CREDIT_COSTS", "{}")).items():
+    INKWELL_CREDIT_COSTS[_operation]["credits"] = int(_credits)
+# credits_low is raised when the balance first falls below this share of the plan's monthly credits.
+INKWELL_CREDITS_LOW_PERCENT = env_int("CREDITS_LOW_PERCENT", 10)
+# How long an Idempotency-Key's first answer is replayed.
+INKWELL_IDEMPOTENCY_TTL_HOURS = env_int("IDEMPOTENCY_TTL_HOURS", 24)
 
 # AI providers (README, "AI providers"). `local` is the offline drafting aid; `openai` speaks to
 # any OpenAI-compatible endpoint. Accounts may override these in /system/settings/integrations/.

@@ -23,7 +23,7 @@ class SubscriptionInline(admin.StackedInline):
 
 @admin.register(Account)
 class AccountAdmin(admin.ModelAdmin):
-    list_display = ["id", "name", "credits", "created_at"]
+    list_display = ["id", "name", "created_at"]
     search_fields = ["name"]
     inlines = [SubscriptionInline]
 

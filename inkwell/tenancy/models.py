@@ -1,3 +1,4 @@
+from datetime import timedelta
 from typing import ClassVar
 
 from django.contrib.auth.base_user import AbstractBaseUser, BaseUserManager
@@ -47,8 +48,6 @@ class AccountQuerySet(models.QuerySet):
 
 class Account(models.Model):
     name = models.CharField(max_length=150)
-    # Until the credit ledger arrives this holds the balance granted at sign-up; never negative.
-    credits = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -72,6 +71,8 @@ class SubscriptionStatus(models.TextChoices):
 
 
 ACTIVE_SUBSCRIPTION_STATUSES = frozenset({SubscriptionStatus.ACTIVE, SubscriptionStatus.TRIALING})
+# One billing period: plan credits renew when it ends (inkwell.billing).
+SUBSCRIPTION_PERIOD = timedelta(days=30)
 
 
 class Subscription(models.Model):

@@ -173,6 +173,7 @@ class SubscriptionSerializer(serializers.ModelSerializer):
 
 class AccountSerializer(serializers.ModelSerializer):
     subscription = SubscriptionSerializer(read_only=True)
+    credits = serializers.IntegerField(source="credit_ledger.balance", read_only=True, help_text="The credit balance (see /billing/balance/)")
 
     class Meta:
         model = Account

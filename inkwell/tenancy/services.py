@@ -1,8 +1,6 @@
 """Writes of the tenancy domain: accounts, users, sites, sectors, access grants and API keys."""
 
 import logging
-from datetime import timedelta
-
 from django.conf import settings
 from django.contrib.auth.tokens import default_token_generator
 from django.core.mail import send_mail
@@ -14,6 +12,7 @@ from django.utils.text import slugify
 from rest_framework.exceptions import PermissionDenied, ValidationError
 
 from inkwell.api.exceptions import Conflict, PlanLimitReached
+from inkwell.billing.services import open_ledger
 from inkwell.tenancy import api_keys, tokens
 from inkwell.tenancy.models import (
     Account,
@@ -25,6 +24,7 @@ from inkwell.tenancy.models import (
     Sector,
     Site,
     SiteUserAccess,
+    SUBSCRIPTION_PERIOD,
     Subscription,
     SubscriptionStatus,
     User,
@@ -33,7 +33,6 @@ from inkwell.tenancy.models import (
 logger = logging.getLogger(__name__)
 
 EMAIL_TAKEN = "User with this email already exists"
-SUBSCRIPTION_PERIOD = timedelta(days=30)
 
 
 def _email_taken(email: str) -> bool:
@@ -60,10 +59,8 @@ def account_register(*, email: str, password: str, first_name: str = "", last_na
         raise Conflict({"email": [EMAIL_TAKEN]})
     plan = Plan.objects.get(slug=settings.INKWELL_DEFAULT_PLAN)
     signup_credits = settings.INKWELL_SIGNUP_CREDITS
-    account = Account.objects.create(
-        name=account_name.strip() or f"{first_name.strip() or email.split('@')[0]}'s account",
-        credits=plan.signup_credits if signup_credits is None else signup_credits,
-    )
+    account = Account.objects.create(name=account_name.strip() or f"{first_name.strip() or email.split('@')[0]}'s account")
+    open_ledger(account, initial_credits=plan.signup_credits if signup_credits is None else signup_credits)
     now = timezone.now()
     Subscription.objects.create(
         account=account, plan=plan, status=SubscriptionStatus.ACTIVE, current_period_start=now, current_period_end=now + SUBSCRIPTION_PERIOD

@@ -160,7 +160,7 @@ class IndustryViewSet(GlobalReadOnlyViewSet):
 class AccountViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, AccountScopedViewSet):
     """``/auth/accounts/``: the router form; a user sees exactly one account, their own."""
 
-    queryset = Account.objects.select_related("subscription__plan")
+    queryset = Account.objects.select_related("subscription__plan", "credit_ledger")
     serializer_class = s.AccountSerializer
     allow_inactive_plan = True
 
