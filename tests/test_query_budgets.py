@@ -25,6 +25,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework import mixins
 
+from inkwell.billing import services as billing
+from inkwell.jobs.models import Job
+from inkwell.notifications.services import notify
 from inkwell.tenancy import services
 from inkwell.tenancy.models import IndustrySector, Plan, Role, RoleName, Site, SiteUserAccess, Subscription, User
 from tests.routes import Route, discover_api_routes
@@ -40,6 +43,10 @@ SEEDED_LISTS = {
     "/api/v1/auth/users/": ROWS,
     "/api/v1/auth/site-access/": ROWS,
     "/api/v1/auth/api-keys/": ROWS,
+    "/api/v1/notifications/": ROWS,
+    "/api/v1/jobs/": ROWS,
+    "/api/v1/billing/usage/": ROWS,
+    "/api/v1/billing/transactions/": ROWS,
 }
 
 
@@ -66,8 +73,8 @@ def local_memory_cache(settings):
 
 @pytest.fixture
 def seeded(make_tenant, settings):
-    """An owner's account on the biggest plan with ROWS sites, sectors, users, grants and API keys,
-    next to another account with a few rows of its own."""
+    """An owner's account on the biggest plan with ROWS sites, sectors, users, grants, API keys,
+    notifications, jobs and charges, next to another account with a few rows of its own."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     tenant = make_tenant("budget")
     neighbour = make_tenant("neighbour")
@@ -89,6 +96,10 @@ def seeded(make_tenant, settings):
         for site in sites[n % 3 :: 5]:
             services.site_access_grant(account=tenant.account, actor=tenant.owner, user=user, site=site)
         services.api_key_create(account=tenant.account, user=tenant.owner, name=f"key {n}", site=sites[n] if n % 2 else None)
+    for n in range(ROWS):
+        notify(tenant.account, "system_info", title=f"Notice {n}", message="m", site=sites[n] if n % 2 else None)
+        Job.objects.create(account=tenant.account, site=sites[n], created_by=tenant.owner, kind="test.echo", params={"n": n})
+        billing.spend(tenant.account, "keyword_purchase", 1, site=sites[n], related=("seed_keyword", n))
     services.api_key_create(account=neighbour.account, user=neighbour.owner, name="neighbour key")
     SiteUserAccess.objects.create(account=neighbour.account, user=neighbour.viewer, site=neighbour.site)
     assert Site.objects.for_account(tenant.account).count() == ROWS

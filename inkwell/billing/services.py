@@ -47,11 +47,14 @@ def open_ledger(account: Account, *, initial_credits: int = 0, description: str 
 
 
 def _locked_ledger(account: Account) -> CreditLedger:
-    ledger = CreditLedger.objects.for_account(account).select_for_update().select_related("account").first()
+    """The account's ledger row, locked until the transaction ends, with the plan (for the low mark)
+    fetched in the same query; only the ledger row is locked."""
+    locked = CreditLedger.objects.for_account(account).select_for_update(of=("self",)).select_related("account__subscription__plan")
+    ledger = locked.first()
     if ledger is None:
         # Registration opens every ledger; this covers accounts created some other way (admin, shell).
         CreditLedger.dangerously_unscoped.get_or_create(account=account)
-        ledger = CreditLedger.objects.for_account(account).select_for_update().select_related("account").get()
+        ledger = locked.get()
     return ledger
 
 

@@ -1,3 +1,9 @@
-from django.urls import path
+"""Mounted at /api/v1/notifications/ (inkwell/api/urls.py)."""
 
-urlpatterns: list = []
+from rest_framework.routers import SimpleRouter
+
+from inkwell.notifications import views
+
+router = SimpleRouter()
+router.register("", views.NotificationViewSet, basename="notification")
+urlpatterns = router.urls

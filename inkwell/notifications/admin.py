@@ -1,0 +1,66 @@
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import path
+
+from inkwell.notifications import services
+from inkwell.notifications.models import TITLE_MAX_LENGTH, Notification
+from inkwell.tenancy.admin import AllAccountsAdmin
+from inkwell.tenancy.models import Account
+
+ANNOUNCE_PERMISSION = "notifications.add_notification"
+
+
+class AnnouncementForm(forms.Form):
+    title = forms.CharField(max_length=TITLE_MAX_LENGTH)
+    message = forms.CharField(widget=forms.Textarea)
+    account = forms.ModelChoiceField(
+        queryset=Account.objects.order_by("name", "id"),
+        required=False,
+        empty_label="All accounts",
+        help_text="Leave at “All accounts” to announce to every account.",
+    )
+
+
+@admin.register(Notification)
+class NotificationAdmin(AllAccountsAdmin):
+    """Every account's notifications, read-only: they are raised by ``services.notify``. Staff send
+    ``system_info`` announcements with “Send announcement” on the list page."""
+
+    list_display = ["id", "created_at", "account", "notification_type", "category", "severity", "title", "user", "site", "is_read"]
+    list_filter = ["notification_type", "severity", "is_read"]
+    list_select_related = ["account", "user", "site"]
+    search_fields = ["title", "message"]
+    raw_id_fields = ["account", "user", "site"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def may_announce(self, request) -> bool:
+        return request.user.has_perm(ANNOUNCE_PERMISSION)
+
+    def get_urls(self):
+        announce = path("announce/", self.admin_site.admin_view(self.announce_view), name="notifications_notification_announce")
+        return [announce, *super().get_urls()]
+
+    def changelist_view(self, request, extra_context=None):
+        return super().changelist_view(request, {**(extra_context or {}), "may_announce": self.may_announce(request)})
+
+    def announce_view(self, request):
+        if not self.may_announce(request):
+            raise PermissionDenied
+        form = AnnouncementForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            account = form.cleaned_data["account"]
+            sent = services.broadcast_system_info(
+                form.cleaned_data["title"], form.cleaned_data["message"], accounts=None if account is None else [account]
+            )
+            self.message_user(request, f"Announcement sent to {sent} account{'s' if sent != 1 else ''}.", messages.SUCCESS)
+            return redirect("admin:notifications_notification_changelist")
+        context = {**self.admin_site.each_context(request), "opts": self.opts, "form": form, "title": "Send announcement"}
+        return TemplateResponse(request, "admin/notifications/notification/announce.html", context)

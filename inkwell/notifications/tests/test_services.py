@@ -1,0 +1,172 @@
+"""notify() and the other writes, called as the other modules call them."""
+
+import pytest
+from django.utils import timezone
+
+from inkwell.notifications import selectors, services
+from inkwell.notifications.models import CATEGORY_BY_TYPE, TYPES_BY_CATEGORY, Notification, NotificationType
+from inkwell.tenancy.models import Site
+
+pytestmark = pytest.mark.django_db
+
+# API-CONTRACT section 10, written out here so that a changed mapping fails.
+CONTRACT_CATEGORIES = {
+    "ai_task": {
+        "ai_cluster_complete", "ai_cluster_failed", "ai_ideas_complete", "ai_ideas_failed", "ai_content_complete",
+        "ai_content_failed", "ai_images_complete", "ai_images_failed", "ai_prompts_complete", "ai_prompts_failed",
+    },
+    "content": {"content_ready_review", "content_published", "content_publish_failed"},
+    "integration": {"cms_sync_success", "cms_sync_failed"},
+    "credit": {"credits_low", "credits_depleted"},
+    "billing": set(),
+    "system": {"system_info"},
+    "info": {"site_setup_complete", "keywords_imported"},
+}
+
+
+def test_the_event_names_are_the_specs_events_table():
+    assert set(NotificationType.values) == set().union(*CONTRACT_CATEGORIES.values())
+
+
+def test_every_event_belongs_to_its_contract_category():
+    assert {category: set(events) for category, events in TYPES_BY_CATEGORY.items()} == CONTRACT_CATEGORIES
+    assert set(CATEGORY_BY_TYPE) == set(NotificationType.values)
+
+
+def test_notify_stores_every_field(tenant):
+    notification = services.notify(
+        tenant.account,
+        "credits_low",
+        title="Credits are running low",
+        message="40 credits left",
+        severity="warning",
+        action_label="Buy credits",
+        action_url="/billing/credits?from=notification",
+        metadata={"credits": 40},
+        site=tenant.site,
+        user=tenant.owner,
+    )
+    stored = Notification.objects.for_account(tenant.account).get(pk=notification.pk)
+    assert (stored.notification_type, stored.severity, stored.title, stored.message) == ("credits_low", "warning", "Credits are running low", "40 credits left")
+    assert (stored.action_label, stored.action_url, stored.metadata) == ("Buy credits", "/billing/credits?from=notification", {"credits": 40})
+    assert (stored.site_id, stored.user_id, stored.is_read, stored.read_at) == (tenant.site.pk, tenant.owner.pk, False, None)
+    assert stored.category == "credit"
+    assert abs((timezone.now() - stored.created_at).total_seconds()) < 60
+
+
+def test_notify_defaults_to_an_account_wide_info_notification_with_empty_metadata(tenant):
+    notification = services.notify(tenant.account, "keywords_imported", title="Keywords imported", message="12 keywords added")
+    assert (notification.severity, notification.user_id, notification.site_id, notification.metadata) == ("info", None, None, {})
+    assert (notification.action_label, notification.action_url) == ("", "")
+
+
+def test_notify_without_a_title_uses_the_events_own_label(tenant):
+    assert services.notify(tenant.account, "cms_sync_failed", title="", message="Timed out").title == "CMS sync failed"
+
+
+@pytest.mark.parametrize("notification_type", ["ai_task", "cluster_complete", "", "AI_CLUSTER_COMPLETE"])
+def test_notify_refuses_a_type_that_is_not_an_event_name(tenant, notification_type):
+    with pytest.raises(services.InvalidNotification, match="notification_type"):
+        services.notify(tenant.account, notification_type, title="t", message="m")
+    assert not Notification.objects.for_account(tenant.account).exists()
+
+
+def test_notify_refuses_an_unknown_severity(tenant):
+    with pytest.raises(services.InvalidNotification, match="severity"):
+        services.notify(tenant.account, "system_info", title="t", message="m", severity="critical")
+
+
+@pytest.mark.parametrize(
+    "action_url",
+    ["https://evil.example/", "//evil.example/path", "writer/content/7", "javascript:alert(1)", "/\\evil.example", "/a path", "/x\n", "/x\x00"],
+)
+def test_notify_refuses_an_action_url_outside_the_application(tenant, action_url):
+    with pytest.raises(services.InvalidNotification, match="action_url"):
+        services.notify(tenant.account, "content_published", title="t", message="m", action_url=action_url)
+
+
+@pytest.mark.parametrize("action_url", ["/", "/writer/content/7", "/planner/keywords?status=new#top"])
+def test_notify_accepts_application_relative_paths(tenant, action_url):
+    assert services.notify(tenant.account, "content_published", title="t", message="m", action_url=action_url).action_url == action_url
+
+
+def test_notify_refuses_metadata_that_is_not_an_object(tenant):
+    with pytest.raises(services.InvalidNotification, match="metadata"):
+        services.notify(tenant.account, "keywords_imported", title="t", message="m", metadata=[1, 2])
+
+
+def test_notify_refuses_a_title_longer_than_the_column(tenant):
+    with pytest.raises(services.InvalidNotification, match="title"):
+        services.notify(tenant.account, "system_info", title="x" * 201, message="m")
+
+
+def test_notify_refuses_a_site_or_user_of_another_account(tenant, other_tenant):
+    with pytest.raises(services.InvalidNotification, match="site"):
+        services.notify(tenant.account, "cms_sync_success", title="t", message="m", site=other_tenant.site)
+    with pytest.raises(services.InvalidNotification, match="user"):
+        services.notify(tenant.account, "cms_sync_success", title="t", message="m", user=other_tenant.owner)
+    assert not Notification.objects.for_account(tenant.account).exists()
+
+
+def test_broadcast_sends_one_account_wide_system_info_to_every_account(tenant, other_tenant):
+    assert services.broadcast_system_info("Maintenance", "Down at 02:00 UTC") == 2
+    for account in (tenant.account, other_tenant.account):
+        (notification,) = Notification.objects.for_account(account)
+        assert (notification.notification_type, notification.severity, notification.title) == ("system_info", "info", "Maintenance")
+        assert (notification.message, notification.user_id, notification.site_id) == ("Down at 02:00 UTC", None, None)
+
+
+def test_broadcast_to_chosen_accounts_reaches_only_them(tenant, other_tenant):
+    assert services.broadcast_system_info("New feature", "Try it", accounts=[other_tenant.account]) == 1
+    assert not Notification.objects.for_account(tenant.account).exists()
+    assert Notification.objects.for_account(other_tenant.account).count() == 1
+
+
+def test_broadcast_refuses_an_empty_title(tenant):
+    with pytest.raises(services.InvalidNotification, match="title"):
+        services.broadcast_system_info("", "Message")
+    assert not Notification.dangerously_unscoped.exists()
+
+
+def test_mark_read_keeps_the_time_of_the_first_read(tenant):
+    notification = services.notify(tenant.account, "system_info", title="t", message="m")
+    first = services.mark_read(tenant.account, notification.pk)
+    assert first.is_read is True and first.read_at is not None
+    again = services.mark_read(tenant.account, notification.pk)
+    assert again.read_at == first.read_at
+
+
+def test_mark_all_read_is_one_update_of_what_the_user_sees(tenant, django_assert_num_queries):
+    other_site = Site.objects.create(account=tenant.account, name="Other", domain="other.example.com", slug="other-site")
+    seen = [
+        services.notify(tenant.account, "system_info", title="everyone", message="m"),
+        services.notify(tenant.account, "system_info", title="mine", message="m", user=tenant.editor),
+        services.notify(tenant.account, "cms_sync_success", title="my site", message="m", site=tenant.site),
+    ]
+    unseen = [
+        services.notify(tenant.account, "system_info", title="owner's", message="m", user=tenant.owner),
+        services.notify(tenant.account, "cms_sync_success", title="other site", message="m", site=other_site),
+    ]
+    with django_assert_num_queries(1):
+        assert services.mark_all_read(tenant.account, user=tenant.editor, site_ids=frozenset({tenant.site.pk})) == 3
+    notifications = Notification.objects.for_account(tenant.account)
+    assert set(notifications.filter(is_read=True, read_at__isnull=False).values_list("pk", flat=True)) == {n.pk for n in seen}
+    assert set(notifications.filter(is_read=False).values_list("pk", flat=True)) == {n.pk for n in unseen}
+
+
+def test_unread_count_counts_what_the_user_sees(tenant):
+    services.notify(tenant.account, "system_info", title="everyone", message="m")
+    services.notify(tenant.account, "system_info", title="admin's", message="m", user=tenant.admin)
+    read = services.notify(tenant.account, "system_info", title="read", message="m")
+    services.mark_read(tenant.account, read.pk)
+    assert selectors.unread_count(tenant.account, user=tenant.owner, site_ids=None) == 1
+    assert selectors.unread_count(tenant.account, user=tenant.admin, site_ids=None) == 2
+
+
+def test_delete_removes_only_the_accounts_notification(tenant, other_tenant):
+    mine = services.notify(tenant.account, "system_info", title="t", message="m")
+    theirs = services.notify(other_tenant.account, "system_info", title="t", message="m")
+    services.delete(tenant.account, theirs.pk)
+    assert Notification.objects.for_account(other_tenant.account).filter(pk=theirs.pk).exists()
+    services.delete(tenant.account, mine.pk)
+    assert not Notification.objects.for_account(tenant.account).exists()

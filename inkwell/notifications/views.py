@@ -1,0 +1,55 @@
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins
+from rest_framework.decorators import action
+
+from inkwell.api.envelope import ok
+from inkwell.api.views import validated_query
+from inkwell.notifications import selectors, services
+from inkwell.notifications import serializers as s
+from inkwell.notifications.models import Notification
+from inkwell.tenancy.access import accessible_site_ids
+from inkwell.tenancy.permissions import ALL_ROLES
+from inkwell.tenancy.viewsets import AccountScopedViewSet
+
+
+@extend_schema(tags=["notifications"])
+class NotificationViewSet(mixins.RetrieveModelMixin, mixins.DestroyModelMixin, AccountScopedViewSet):
+    """The caller's notifications: the account's own plus those addressed to the caller, minus those
+    of sites the caller cannot access. Every role reads them and keeps its inbox (read, delete)."""
+
+    queryset = Notification.objects.all()
+    serializer_class = s.NotificationSerializer
+    throttle_scope = "general"
+    write_roles = ALL_ROLES
+    filter_backends: list = []  # the query serializer filters, not django-filter
+
+    def scoped_queryset(self, queryset):
+        return selectors.visible(queryset, user=self.request.user, site_ids=accessible_site_ids(self.request))
+
+    @extend_schema(parameters=[s.NotificationListQuerySerializer], responses={200: s.NotificationSerializer(many=True)})
+    def list(self, request):
+        query = validated_query(s.NotificationListQuerySerializer, request)
+        notifications = selectors.filtered(
+            self.get_queryset(), is_read=query["is_read"], notification_type=query.get("notification_type") or None
+        )
+        return self.get_paginated_response(self.get_serializer(self.paginate_queryset(notifications), many=True).data)
+
+    def perform_destroy(self, instance):
+        services.delete(self.request.account, instance.pk)
+
+    @extend_schema(request=None, responses={200: s.NotificationSerializer})
+    @action(detail=True, methods=["post"])
+    def read(self, request, pk=None):
+        notification = services.mark_read(request.account, self.get_object().pk)
+        return ok(self.get_serializer(notification).data)
+
+    @extend_schema(request=None, responses={200: s.ReadAllResultSerializer})
+    @action(detail=False, methods=["post"], url_path="read-all", url_name="read-all")
+    def read_all(self, request):
+        updated = services.mark_all_read(request.account, user=request.user, site_ids=accessible_site_ids(request))
+        return ok({"updated": updated})
+
+    @extend_schema(responses={200: s.UnreadCountSerializer})
+    @action(detail=False, methods=["get"], url_path="unread-count", url_name="unread-count", pagination_class=None)
+    def unread_count(self, request):
+        return ok({"count": selectors.unread_count(request.account, user=request.user, site_ids=accessible_site_ids(request))})
