@@ -2,6 +2,7 @@
 
 import copy
 import uuid
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import pytest
@@ -10,6 +11,9 @@ from rest_framework.test import APIClient
 
 from inkwell.tenancy import services, tokens
 from inkwell.tenancy.models import Account, IndustrySector, Plan, Role, RoleName, Site, Subscription, User
+
+# ``openai_server``: a protocol-faithful OpenAI-compatible server on loopback, for any test.
+pytest_plugins = ["inkwell.ai.tests.openai_server"]
 
 
 def pytest_collection_modifyitems(config, items):
@@ -112,3 +116,21 @@ def big_tenant(tenant) -> Tenant:
     Subscription.objects.for_account(tenant.account).update(plan=Plan.objects.get(slug="scale"))
     tenant.account.refresh_from_db()  # drops the cached subscription with the old plan
     return tenant
+
+
+@pytest.fixture
+def eager_jobs(django_capture_on_commit_callbacks):
+    """Jobs enqueued inside ``with eager_jobs():`` run in the test's own process when the block
+    ends, through the real task and runner, as a worker would run them after the commit."""
+    from inkwell.celery import app
+
+    @contextmanager
+    def run():
+        app.conf.task_always_eager = True
+        try:
+            with django_capture_on_commit_callbacks(execute=True):
+                yield
+        finally:
+            app.conf.task_always_eager = False
+
+    return run

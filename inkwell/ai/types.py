@@ -107,6 +107,14 @@ class ContentAnalysis:
     readability: float
     keyword_density: float
     issues: list[str]
+    # The measurements behind the score (inkwell.ai.analysis); optional so a provider may omit them.
+    meta_title_length: int = 0
+    meta_description_length: int = 0
+    headings: dict[str, int] = field(default_factory=dict)  # {"h1": 0, "h2": 5, ...}
+    keyword_in_title: bool = False
+    keyword_in_first_paragraph: bool = False
+    keyword_in_headings: bool = False
+    keyword_in_meta_description: bool = False
 
 
 @dataclass(frozen=True)
