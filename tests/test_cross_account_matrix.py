@@ -68,8 +68,12 @@ def _victim_object(route: Route, victim, marker: str):
     return factory(victim, marker)
 
 
+# Path parameters that are names, not ids: any valid one will do.
+NAMED_PATH_VALUES = {"prompt_type": "clustering"}
+
+
 def _path_values(victim, obj=None) -> dict:
-    values = {"site_id": victim.site.pk}
+    values = {"site_id": victim.site.pk, **NAMED_PATH_VALUES}
     if obj is not None:
         values["pk"] = obj.pk
     return values
@@ -147,7 +151,7 @@ def test_no_response_to_another_account_contains_the_victims_data(route, victim,
 @pytest.mark.django_db
 @pytest.mark.parametrize("route", PROTECTED_ROUTES, ids=str)
 def test_every_non_public_route_needs_credentials(route, api_client, victim):
-    url = _url(route, {"site_id": victim.site.pk, "pk": 1})
+    url = _url(route, {"site_id": victim.site.pk, "pk": 1, **NAMED_PATH_VALUES})
     for method in route.methods:
         response = getattr(api_client, method)(url, {}, format="json")
         assert response.status_code == 401, f"{method.upper()} {url} answered {response.status_code} without credentials"

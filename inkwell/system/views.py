@@ -1,11 +1,19 @@
 from django.http import JsonResponse
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers
+from rest_framework.exceptions import NotFound
 from rest_framework.permissions import IsAuthenticated
 
+from inkwell.ai.prompts import PROMPT_TYPE_NAMES, PROMPTS
 from inkwell.api.envelope import ok, success_body
-from inkwell.api.views import ApiView
+from inkwell.api.idempotency import idempotent
+from inkwell.api.views import ApiView, validated
+from inkwell.system import selectors, services
+from inkwell.system import serializers as s
 from inkwell.system.health import system_health
+from inkwell.system.models import IntegrationType
+from inkwell.tenancy.models import MANAGER_ROLES
 
 HEALTH_RESULT = inline_serializer(
     "SystemHealth",
@@ -32,3 +40,208 @@ class HealthView(ApiView):
     @extend_schema(tags=["system"], responses={200: HEALTH_RESULT})
     def get(self, request):
         return ok(system_health())
+
+
+class SystemSettingsView(ApiView):
+    """The account's own settings: one set per account, so there is no id to cross accounts with.
+    Every role reads them; owners and admins change them (API-CONTRACT section 3)."""
+
+    tenant_scope = "own_account"
+    write_roles = MANAGER_ROLES
+
+
+# Integrations: /settings/integrations/ai_provider/ and /image_generation/.
+
+
+class IntegrationSettingsView(SystemSettingsView):
+    integration_type: str
+    input_serializer: type[serializers.Serializer]
+    output_serializer: type[serializers.Serializer]
+
+    def _answer(self, request):
+        return ok(self.output_serializer(selectors.integration_settings(request.account, self.integration_type)).data)
+
+    def get(self, request):
+        return self._answer(request)
+
+    def put(self, request):
+        values = validated(self.input_serializer, request)
+        services.integration_settings_save(account=request.account, integration_type=self.integration_type, user=request.user, values=values)
+        return self._answer(request)
+
+
+class AIProviderSettingsView(IntegrationSettingsView):
+    """The account's AI text provider: the global defaults (AI_* settings) overlaid by what the
+    account saved. A save changes the fields it names; null returns a field to its default."""
+
+    integration_type = IntegrationType.AI_PROVIDER
+    input_serializer = s.AIProviderSettingsInputSerializer
+    output_serializer = s.AIProviderSettingsSerializer
+
+    @extend_schema(tags=["system"], responses={200: s.AIProviderSettingsSerializer})
+    def get(self, request):
+        return super().get(request)
+
+    @extend_schema(tags=["system"], request=s.AIProviderSettingsInputSerializer, responses={200: s.AIProviderSettingsSerializer})
+    def put(self, request):
+        return super().put(request)
+
+
+class ImageGenerationSettingsView(IntegrationSettingsView):
+    """The account's image provider and image defaults, over the global defaults (AI_IMAGE_*
+    settings). A save changes the fields it names; null returns a field to its default."""
+
+    integration_type = IntegrationType.IMAGE_GENERATION
+    input_serializer = s.ImageGenerationSettingsInputSerializer
+    output_serializer = s.ImageGenerationSettingsSerializer
+
+    @extend_schema(tags=["system"], responses={200: s.ImageGenerationSettingsSerializer})
+    def get(self, request):
+        return super().get(request)
+
+    @extend_schema(tags=["system"], request=s.ImageGenerationSettingsInputSerializer, responses={200: s.ImageGenerationSettingsSerializer})
+    def put(self, request):
+        return super().put(request)
+
+
+class IntegrationTestView(SystemSettingsView):
+    """Verifies an API key with one real call to the provider the account's settings name.
+
+    It spends no credits; it honours ``Idempotency-Key`` as every provider-calling POST does, so a
+    retried request answers the first result instead of calling the provider again.
+    """
+
+    throttle_scope = "ai"
+
+    @extend_schema(tags=["system"], request=s.IntegrationTestInputSerializer, responses={200: s.KeyCheckSerializer})
+    @idempotent
+    def post(self, request):
+        data = validated(s.IntegrationTestInputSerializer, request)
+        check = services.integration_key_test(account=request.account, integration_type=data["integration_type"], api_key=data["api_key"])
+        return ok(s.KeyCheckSerializer(check).data)
+
+
+# Content settings: /settings/content/{key}/ and /settings/content/{key}/save/, one route per key.
+
+
+class ContentSettingsView(SystemSettingsView):
+    """The account's content settings of one key: the defaults merged with what it saved."""
+
+    key: str
+
+    def _answer(self, request):
+        return ok(selectors.content_settings(request.account, self.key))
+
+
+class ContentSettingsSaveView(ContentSettingsView):
+    """Saves the fields the body names (a field the key does not have is a 400) and answers the
+    effective values."""
+
+    input_serializer: type[serializers.Serializer]
+
+    def post(self, request):
+        values = validated(self.input_serializer, request)
+        services.content_settings_save(account=request.account, key=self.key, user=request.user, values=values)
+        return self._answer(request)
+
+
+class ContentGenerationSettingsView(ContentSettingsView):
+    key = "content_generation"
+
+    @extend_schema(tags=["system"], responses={200: s.ContentGenerationSettingsSerializer})
+    def get(self, request):
+        return self._answer(request)
+
+
+class ContentGenerationSettingsSaveView(ContentSettingsSaveView):
+    key = "content_generation"
+    input_serializer = s.ContentGenerationSettingsInputSerializer
+
+    @extend_schema(tags=["system"], request=s.ContentGenerationSettingsInputSerializer, responses={200: s.ContentGenerationSettingsSerializer})
+    def post(self, request):
+        return super().post(request)
+
+
+class PublishingContentSettingsView(ContentSettingsView):
+    key = "publishing"
+
+    @extend_schema(tags=["system"], responses={200: s.PublishingContentSettingsSerializer})
+    def get(self, request):
+        return self._answer(request)
+
+
+class PublishingContentSettingsSaveView(ContentSettingsSaveView):
+    key = "publishing"
+    input_serializer = s.PublishingContentSettingsInputSerializer
+
+    @extend_schema(tags=["system"], request=s.PublishingContentSettingsInputSerializer, responses={200: s.PublishingContentSettingsSerializer})
+    def post(self, request):
+        return super().post(request)
+
+
+# Prompts.
+
+PROMPT_TYPE_PARAMETER = OpenApiParameter("prompt_type", OpenApiTypes.STR, OpenApiParameter.PATH, enum=list(PROMPT_TYPE_NAMES))
+
+
+def _known_prompt_type(prompt_type: str) -> str:
+    if prompt_type not in PROMPTS:
+        raise NotFound()
+    return prompt_type
+
+
+class PromptListView(SystemSettingsView):
+    """Every prompt type: a small fixed set, so a plain list rather than a page."""
+
+    @extend_schema(tags=["system"], responses={200: s.PromptSerializer(many=True)})
+    def get(self, request):
+        return ok(s.PromptSerializer(selectors.prompt_list(request.account), many=True).data)
+
+
+def _prompt_answer(request, prompt_type: str):
+    return ok(s.PromptSerializer(selectors.prompt_detail(request.account, prompt_type)).data)
+
+
+class PromptView(SystemSettingsView):
+    """One prompt type: the text in use (the account's own, else the default) beside the default."""
+
+    @extend_schema(tags=["system"], parameters=[PROMPT_TYPE_PARAMETER], responses={200: s.PromptSerializer})
+    def get(self, request, prompt_type: str):
+        return _prompt_answer(request, _known_prompt_type(prompt_type))
+
+    @extend_schema(tags=["system"], parameters=[PROMPT_TYPE_PARAMETER], request=s.PromptInputSerializer, responses={200: s.PromptSerializer})
+    def put(self, request, prompt_type: str):
+        prompt_type = _known_prompt_type(prompt_type)
+        text = validated(s.PromptInputSerializer, request)["prompt_value"]
+        services.prompt_save(account=request.account, prompt_type=prompt_type, text=text, user=request.user)
+        return _prompt_answer(request, prompt_type)
+
+
+class PromptResetView(SystemSettingsView):
+    """Deletes the account's text of a prompt type, so the default applies again."""
+
+    @extend_schema(tags=["system"], parameters=[PROMPT_TYPE_PARAMETER], request=None, responses={200: s.PromptSerializer})
+    def post(self, request, prompt_type: str):
+        prompt_type = _known_prompt_type(prompt_type)
+        services.prompt_reset(account=request.account, prompt_type=prompt_type)
+        return _prompt_answer(request, prompt_type)
+
+
+# Modules.
+
+
+class ModulesView(SystemSettingsView):
+    """Which modules are enabled for the account (all, until switched off). A save switches the
+    modules it names; the endpoints of a disabled module answer 403 ``module_disabled``."""
+
+    def _answer(self, request):
+        return ok({"modules": selectors.module_states(request.account)})
+
+    @extend_schema(tags=["system"], responses={200: s.ModulesSerializer})
+    def get(self, request):
+        return self._answer(request)
+
+    @extend_schema(tags=["system"], request=s.ModulesInputSerializer, responses={200: s.ModulesSerializer})
+    def put(self, request):
+        services.modules_save(account=request.account, modules=validated(s.ModulesInputSerializer, request)["modules"])
+        return self._answer(request)
