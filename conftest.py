@@ -10,7 +10,8 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from inkwell.tenancy import services, tokens
-from inkwell.tenancy.models import Account, IndustrySector, Plan, Role, RoleName, Site, Subscription, User
+from inkwell.tenancy.defaults import load_defaults
+from inkwell.tenancy.models import Account, Industry, IndustrySector, Plan, Role, RoleName, Site, Subscription, User
 
 # ``openai_server``: a protocol-faithful OpenAI-compatible server on loopback, for any test.
 pytest_plugins = ["inkwell.ai.tests.openai_server"]
@@ -24,6 +25,28 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "postgres_only" in item.keywords:
             item.add_marker(skip)
+
+
+_db_blocker = None
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _remember_db_blocker(django_db_blocker):
+    global _db_blocker
+    _db_blocker = django_db_blocker
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """A transactional test ends by emptying every table, the default catalogue that the migrations
+    loaded included. Put the catalogue back once its teardown is done, so that tests running after
+    it in the same worker find the plans, roles and industries."""
+    yield
+    marker = item.get_closest_marker("django_db")
+    # After the worker's last test the test databases are gone already: nothing to restore.
+    if nextitem is not None and marker and marker.kwargs.get("transaction") and _db_blocker is not None:
+        with _db_blocker.unblock():
+            load_defaults(Plan, Role, Industry, IndustrySector)
 
 
 @pytest.fixture(autouse=True)

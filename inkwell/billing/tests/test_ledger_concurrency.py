@@ -12,7 +12,7 @@ from inkwell.billing import services
 from inkwell.billing.tests.ledger import assert_ledger_consistent, balance_of
 from inkwell.notifications.models import Notification
 
-pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 
 RACERS = 40
 COST = 10

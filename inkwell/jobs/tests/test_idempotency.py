@@ -95,7 +95,7 @@ def test_a_request_sent_again_while_the_first_runs_is_a_conflict(tenant, as_user
 
 
 @pytest.mark.postgres_only
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_concurrent_requests_with_one_key_start_one_job(tenant, as_user):
     outcomes = []
     barrier = threading.Barrier(8)

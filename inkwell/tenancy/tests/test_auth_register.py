@@ -35,7 +35,7 @@ def test_register_creates_account_owner_active_subscription_and_signup_credits(a
     subscription = user.account.subscription
     assert subscription.status == "active"
     assert subscription.plan.slug == settings.INKWELL_DEFAULT_PLAN
-    assert user.account.credits == Plan.objects.get(slug=settings.INKWELL_DEFAULT_PLAN).signup_credits
+    assert user.account.credit_ledger.balance == Plan.objects.get(slug=settings.INKWELL_DEFAULT_PLAN).signup_credits
 
 
 @pytest.mark.django_db
@@ -44,7 +44,7 @@ def test_register_grants_the_configured_signup_credits(api_client, settings):
 
     register(api_client)
 
-    assert User.dangerously_unscoped.get(email=VALID["email"]).account.credits == 42
+    assert User.dangerously_unscoped.get(email=VALID["email"]).account.credit_ledger.balance == 42
 
 
 @pytest.mark.django_db

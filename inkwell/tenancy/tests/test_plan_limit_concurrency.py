@@ -11,7 +11,7 @@ from inkwell.tenancy.models import Plan, Site
 
 
 @pytest.mark.postgres_only
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_concurrent_site_creations_never_pass_the_plan_limit(make_tenant):
     tenant = make_tenant("race")
     starter = Plan.objects.get(slug="starter")  # max_sites 3; the tenant already has one site

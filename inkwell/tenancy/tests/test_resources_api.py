@@ -398,7 +398,7 @@ def test_the_account_is_read_and_renamed(big_tenant, owner, as_user):
     assert (account["id"], account["name"], account["credits"]) == (
         big_tenant.account.pk,
         big_tenant.account.name,
-        big_tenant.account.credits,
+        big_tenant.account.credit_ledger.balance,
     )
     assert account["subscription"]["plan"]["slug"] == "scale"
     assert account["subscription"]["is_active"] is True

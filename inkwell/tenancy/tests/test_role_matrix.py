@@ -56,7 +56,7 @@ def world(tenant) -> World:
 def snapshot(account) -> dict:
     """Every tenancy row of the account, to prove a refused request changed nothing."""
     return {
-        "account": list(type(account).objects.filter(pk=account.pk).values("name", "credits")),
+        "account": list(type(account).objects.filter(pk=account.pk).values("name", "credit_ledger__balance")),
         "sites": list(Site.objects.for_account(account).values("id", "name", "domain", "time_zone", "is_active")),
         "sectors": list(Sector.objects.for_account(account).values("id", "site_id", "industry_sector_id", "name")),
         "users": list(User.objects.for_account(account).values("id", "email", "first_name", "last_name", "role_id", "is_active")),

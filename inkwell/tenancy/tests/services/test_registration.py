@@ -28,7 +28,7 @@ def test_registering_creates_an_owner_on_the_default_plan_with_signup_credits(se
     assert subscription.is_active
     assert subscription.current_period_end - subscription.current_period_start == timedelta(days=30)
     account = Account.objects.get(pk=user.account_id)
-    assert account.credits == plan.signup_credits > 0
+    assert account.credit_ledger.balance == plan.signup_credits > 0
     assert list(User.objects.for_account(account)) == [user]
 
 
@@ -38,7 +38,7 @@ def test_signup_credits_setting_overrides_the_plan(settings, credits):
 
     user = services.account_register(email="credits@example.com", password="long-enough-1")
 
-    assert Account.objects.get(pk=user.account_id).credits == credits
+    assert Account.objects.get(pk=user.account_id).credit_ledger.balance == credits
 
 
 def test_the_default_plan_setting_picks_the_plan(settings):
@@ -48,7 +48,7 @@ def test_the_default_plan_setting_picks_the_plan(settings):
     user = services.account_register(email="starter@example.com", password="long-enough-1")
 
     assert Subscription.objects.for_account(user.account).get().plan.slug == "starter"
-    assert Account.objects.get(pk=user.account_id).credits == Plan.objects.get(slug="starter").signup_credits
+    assert Account.objects.get(pk=user.account_id).credit_ledger.balance == Plan.objects.get(slug="starter").signup_credits
 
 
 @pytest.mark.parametrize(
