@@ -136,7 +136,7 @@ def inner_jobs(args) -> dict:
 
 def run_inner(part: str, env: dict, args) -> dict:
     command = [sys.executable, __file__, "--inner", part, "--pairs", str(args.pairs), "--reservations", str(args.reservations), "--threads", str(args.threads), "--jobs", str(args.jobs)]
-    result = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=900)
+    result = subprocess.run(command, cwd=REPO_ROOT, env={**env, "DJANGO_SETTINGS_MODULE": "inkwell.settings"}, capture_output=True, text=True, timeout=900)
     if result.returncode != 0:
         raise RuntimeError(f"{part} failed:\n{result.stdout}\n{result.stderr}")
     return json.loads(result.stdout.strip().splitlines()[-1])

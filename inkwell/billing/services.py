@@ -1,16 +1,19 @@
 """Credits are spent here and nowhere else (ARCHITECTURE, rules of the house).
 
-Every function runs in one transaction that first locks the account's ledger row, so concurrent
-requests are serialised per account: a credit is never spent twice and a balance never goes
-negative (the database refuses it too). AI work reserves its cost up front, then settles it on
+Every change of a balance is one conditional ``UPDATE ... RETURNING`` of the account's ledger
+row (``_move``): the availability check and the change happen under the row lock that UPDATE
+takes, so concurrent requests are serialised per account, a credit is never spent twice, and a
+balance never goes negative (the database refuses it too). The transaction and usage rows are
+written in the same database transaction. AI work reserves its cost up front, then settles it on
 success or releases it on failure, so a failed operation costs nothing.
 """
 
 import math
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.dispatch import receiver
 from django.utils import timezone
 
@@ -26,7 +29,7 @@ from inkwell.billing.models import (
 from inkwell.jobs.models import Job, JobStatus
 from inkwell.jobs.signals import job_finished
 from inkwell.notifications.services import notify
-from inkwell.tenancy.models import ACTIVE_SUBSCRIPTION_STATUSES, SUBSCRIPTION_PERIOD, Account, Subscription
+from inkwell.tenancy.models import ACTIVE_SUBSCRIPTION_STATUSES, SUBSCRIPTION_PERIOD, Account, Plan, Subscription
 
 
 def cost_of(operation_type: str, units: int = 1) -> int:
@@ -37,56 +40,83 @@ def cost_of(operation_type: str, units: int = 1) -> int:
     return entry["credits"] * math.ceil(units / entry["per"])
 
 
+@dataclass(frozen=True)
+class LedgerState:
+    """The ledger row right after a change, and the plan's monthly credits (for the low mark)."""
+
+    balance: int
+    reserved: int
+    monthly_credits: int
+
+
+def _move_sql() -> str:
+    ledger = CreditLedger._meta.db_table
+    return (
+        f"UPDATE {ledger} SET balance = balance + %s, reserved = reserved + %s, updated_at = %s "
+        f"WHERE account_id = %s AND balance - reserved >= %s "
+        f"RETURNING balance, reserved, (SELECT plan.monthly_credits FROM {Subscription._meta.db_table} subscription "
+        f"JOIN {Plan._meta.db_table} plan ON plan.id = subscription.plan_id WHERE subscription.account_id = {ledger}.account_id)"
+    )
+
+
+def _move(account_id: int, *, balance: int = 0, reserved: int = 0, require_available: int = 0) -> LedgerState | None:
+    """Adds ``balance`` and ``reserved`` to the ledger if at least ``require_available`` credits
+    are available; None (nothing changed) when they are not, or the account has no ledger.
+
+    One statement, one round trip: PostgreSQL re-checks the WHERE under the row lock, SQLite
+    writes one transaction at a time. Both support RETURNING (SQLite since 3.35).
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(_move_sql(), [balance, reserved, timezone.now(), account_id, require_available])
+        row = cursor.fetchone()
+    return LedgerState(*row) if row else None
+
+
+def _open_missing_ledger(account_id: int) -> None:
+    # Registration opens every ledger; this covers accounts created some other way (admin, shell).
+    CreditLedger.dangerously_unscoped.get_or_create(account_id=account_id)
+
+
+def _moved(account_id: int, **change) -> LedgerState | None:
+    state = _move(account_id, **change)
+    if state is None and not CreditLedger.objects.for_account(account_id).exists():
+        _open_missing_ledger(account_id)
+        state = _move(account_id, **change)
+    return state
+
+
 def open_ledger(account: Account, *, initial_credits: int = 0, description: str = "Sign-up credits") -> CreditLedger:
     """The ledger of a new account, with its first grant."""
     with transaction.atomic():
         ledger = CreditLedger.dangerously_unscoped.create(account=account)
         if initial_credits > 0:
-            _apply(ledger, initial_credits, TransactionType.CREDIT_GRANT, description=description)
+            _record(account.pk, _move(account.pk, balance=initial_credits), initial_credits, TransactionType.CREDIT_GRANT, description=description)
     return ledger
 
 
-def _locked_ledger(account: Account) -> CreditLedger:
-    """The account's ledger row, locked until the transaction ends, with the plan (for the low mark)
-    fetched in the same query; only the ledger row is locked."""
-    locked = CreditLedger.objects.for_account(account).select_for_update(of=("self",)).select_related("account__subscription__plan")
-    ledger = locked.first()
-    if ledger is None:
-        # Registration opens every ledger; this covers accounts created some other way (admin, shell).
-        CreditLedger.dangerously_unscoped.get_or_create(account=account)
-        ledger = locked.get()
-    return ledger
-
-
-def _apply(ledger: CreditLedger, amount: int, transaction_type: str, *, usage=None, description: str = "", user=None) -> CreditTransaction:
-    """Changes the locked ledger's balance by ``amount`` and records it."""
-    before = ledger.balance
-    ledger.balance += amount
-    if ledger.balance < ledger.reserved:
-        raise InsufficientCredits()
-    ledger.save(update_fields=["balance", "reserved", "updated_at"])
+def _record(account_id: int, state: LedgerState, amount: int, transaction_type: str, *, usage=None, description: str = "", user=None) -> CreditTransaction:
+    """Writes the transaction of a balance change ``_move`` made, and raises a threshold alert it crossed."""
     entry = CreditTransaction.objects.create(
-        account=ledger.account,
+        account_id=account_id,
         transaction_type=transaction_type,
         amount=amount,
-        balance_after=ledger.balance,
+        balance_after=state.balance,
         usage=usage,
         description=description[:255],
         created_by=user,
     )
-    if ledger.balance < before:
-        _alert_on_crossing(ledger, before)
+    if amount < 0:
+        _alert_on_crossing(account_id, before=state.balance - amount, state=state)
     return entry
 
 
-def _alert_on_crossing(ledger: CreditLedger, before: int) -> None:
+def _alert_on_crossing(account_id: int, *, before: int, state: LedgerState) -> None:
     """``credits_depleted`` when the balance reaches 0, ``credits_low`` when it first falls below the
     low mark; each once per crossing, because only the charge that crosses the line raises it."""
-    after = ledger.balance
-    account = ledger.account
+    after = state.balance
     if after == 0:
         notify(
-            account,
+            Account.objects.get(pk=account_id),
             "credits_depleted",
             title="You are out of credits",
             message="Your credit balance reached 0. AI operations are paused until credits are added or your plan renews.",
@@ -96,14 +126,13 @@ def _alert_on_crossing(ledger: CreditLedger, before: int) -> None:
             metadata={"credits": 0},
         )
         return
-    monthly = account.subscription.plan.monthly_credits
-    low_mark = monthly * settings.INKWELL_CREDITS_LOW_PERCENT / 100
-    if before >= low_mark > after:
+    percent = settings.INKWELL_CREDITS_LOW_PERCENT
+    if before >= state.monthly_credits * percent / 100 > after:
         notify(
-            account,
+            Account.objects.get(pk=account_id),
             "credits_low",
             title="Credits are running low",
-            message=f"{after} credits left, less than {settings.INKWELL_CREDITS_LOW_PERCENT}% of your plan's {monthly} monthly credits.",
+            message=f"{after} credits left, less than {percent}% of your plan's {state.monthly_credits} monthly credits.",
             severity="warning",
             action_label="View balance",
             action_url="/billing/balance/",
@@ -115,17 +144,18 @@ def grant(account: Account, amount: int, *, transaction_type: str = TransactionT
     if amount <= 0:
         raise ValueError("a grant adds a positive number of credits")
     with transaction.atomic():
-        return _apply(_locked_ledger(account), amount, transaction_type, description=description, user=user)
+        return _record(account.pk, _moved(account.pk, balance=amount), amount, transaction_type, description=description, user=user)
 
 
-def _usage(ledger: CreditLedger, operation_type: str, amount: int, *, site=None, job=None, related=None, description="", model="", prompt_tokens=0, completion_tokens=0) -> CreditUsage:
+def _charge(account_id: int, state: LedgerState, operation_type: str, amount: int, *, site_id=None, job_id=None, related=None, description="", model="", prompt_tokens=0, completion_tokens=0) -> CreditUsage:
+    """Records a charge ``_move`` already took from the balance: its usage and its transaction."""
     related_type, related_id = related if related else ("", None)
     usage = CreditUsage.objects.create(
-        account=ledger.account,
+        account_id=account_id,
         operation_type=operation_type,
         credits_used=amount,
-        site=site,
-        job=job,
+        site_id=site_id,
+        job_id=job_id,
         related_object_type=related_type,
         related_object_id=related_id,
         model=model[:120],
@@ -133,7 +163,7 @@ def _usage(ledger: CreditLedger, operation_type: str, amount: int, *, site=None,
         completion_tokens=completion_tokens,
         description=description[:255],
     )
-    _apply(ledger, -amount, TransactionType.USAGE, usage=usage, description=description or usage.get_operation_type_display())
+    _record(account_id, state, -amount, TransactionType.USAGE, usage=usage, description=description or usage.get_operation_type_display())
     return usage
 
 
@@ -145,12 +175,12 @@ def spend(account: Account, operation_type: str, amount: int, *, site=None, rela
     if amount < 0:
         raise ValueError("a charge cannot be negative")
     with transaction.atomic():
-        ledger = _locked_ledger(account)
-        if ledger.available < amount:
+        state = _moved(account.pk, balance=-amount, require_available=amount)
+        if state is None:
             raise InsufficientCredits()
         if amount == 0:
             return None
-        return _usage(ledger, operation_type, amount, site=site, related=related, description=description)
+        return _charge(account.pk, state, operation_type, amount, site_id=site.pk if site else None, related=related, description=description)
 
 
 def reserve(account: Account, operation_type: str, amount: int, *, job: Job | None = None, site=None, related: tuple[str, int] | None = None, description: str = "") -> CreditReservation:
@@ -159,11 +189,8 @@ def reserve(account: Account, operation_type: str, amount: int, *, job: Job | No
         raise ValueError("a reservation cannot be negative")
     related_type, related_id = related if related else ("", None)
     with transaction.atomic():
-        ledger = _locked_ledger(account)
-        if ledger.available < amount:
+        if _moved(account.pk, reserved=amount, require_available=amount) is None:
             raise InsufficientCredits()
-        ledger.reserved += amount
-        ledger.save(update_fields=["reserved", "updated_at"])
         return CreditReservation.objects.create(
             account=account,
             operation_type=operation_type,
@@ -186,10 +213,14 @@ def reserve_for_job(operation_type: str, amount: int, *, description: str = ""):
     return prepare
 
 
-def _locked_reservation(reservation: CreditReservation) -> tuple[CreditLedger, CreditReservation]:
-    # Always the ledger first, then the reservation: one lock order, no deadlocks.
-    ledger = _locked_ledger(reservation.account)
-    return ledger, CreditReservation.objects.for_account(reservation.account).select_for_update().get(pk=reservation.pk)
+def _close(reservation: CreditReservation, status: str) -> bool:
+    """Marks a held reservation settled or released; False when it was closed already. The
+    conditional UPDATE makes a second settle or release find nothing, whoever sends it."""
+    return bool(
+        CreditReservation.objects.for_account(reservation.account_id)
+        .filter(pk=reservation.pk, status=ReservationStatus.HELD)
+        .update(status=status, closed_at=timezone.now())
+    )
 
 
 def settle(reservation: CreditReservation, *, amount: int | None = None, model: str = "", prompt_tokens: int = 0, completion_tokens: int = 0, description: str = "") -> CreditUsage | None:
@@ -197,25 +228,22 @@ def settle(reservation: CreditReservation, *, amount: int | None = None, model: 
 
     Settling a reservation that is already closed does nothing, so a retried caller cannot charge twice.
     """
+    charge = reservation.amount if amount is None else amount
+    if not 0 <= charge <= reservation.amount:
+        raise ValueError(f"cannot settle {charge} of a reservation of {reservation.amount}")
     with transaction.atomic():
-        ledger, reservation = _locked_reservation(reservation)
-        if reservation.status != ReservationStatus.HELD:
+        if not _close(reservation, ReservationStatus.SETTLED):
             return None
-        charge = reservation.amount if amount is None else amount
-        if not 0 <= charge <= reservation.amount:
-            raise ValueError(f"cannot settle {charge} of a reservation of {reservation.amount}")
-        ledger.reserved -= reservation.amount
-        reservation.status, reservation.closed_at = ReservationStatus.SETTLED, timezone.now()
-        reservation.save(update_fields=["status", "closed_at"])
+        state = _move(reservation.account_id, balance=-charge, reserved=-reservation.amount)
         if charge == 0:
-            ledger.save(update_fields=["reserved", "updated_at"])
             return None
-        return _usage(
-            ledger,
+        return _charge(
+            reservation.account_id,
+            state,
             reservation.operation_type,
             charge,
-            site=reservation.site,
-            job=reservation.job,
+            site_id=reservation.site_id,
+            job_id=reservation.job_id,
             related=(reservation.related_object_type, reservation.related_object_id) if reservation.related_object_type else None,
             description=description or reservation.description,
             model=model,
@@ -227,26 +255,20 @@ def settle(reservation: CreditReservation, *, amount: int | None = None, model: 
 def release(reservation: CreditReservation) -> bool:
     """Frees a held reservation without charging; False when it was already closed."""
     with transaction.atomic():
-        ledger, reservation = _locked_reservation(reservation)
-        if reservation.status != ReservationStatus.HELD:
+        if not _close(reservation, ReservationStatus.RELEASED):
             return False
-        ledger.reserved -= reservation.amount
-        ledger.save(update_fields=["reserved", "updated_at"])
-        reservation.status, reservation.closed_at = ReservationStatus.RELEASED, timezone.now()
-        reservation.save(update_fields=["status", "closed_at"])
+        _move(reservation.account_id, reserved=-reservation.amount)
         return True
 
 
 def refund(usage: CreditUsage, *, description: str = "", user=None) -> CreditTransaction:
     """Gives back what a charged operation cost, once (409 for a second refund)."""
     with transaction.atomic():
-        ledger = _locked_ledger(usage.account)
-        usage = CreditUsage.objects.for_account(usage.account).select_for_update().get(pk=usage.pk)
-        if usage.refunded_at is not None:
+        refunded = CreditUsage.objects.for_account(usage.account_id).filter(pk=usage.pk, refunded_at__isnull=True).update(refunded_at=timezone.now())
+        if not refunded:
             raise StateConflict({"usage": ["This charge was already refunded"]})
-        usage.refunded_at = timezone.now()
-        usage.save(update_fields=["refunded_at"])
-        return _apply(ledger, usage.credits_used, TransactionType.REFUND, usage=usage, description=description or f"Refund: {usage.get_operation_type_display()}", user=user)
+        state = _move(usage.account_id, balance=usage.credits_used)
+        return _record(usage.account_id, state, usage.credits_used, TransactionType.REFUND, usage=usage, description=description or f"Refund: {usage.get_operation_type_display()}", user=user)
 
 
 @receiver(job_finished, dispatch_uid="billing.close_job_reservations")
@@ -277,9 +299,11 @@ def renew_monthly_credits(now: datetime | None = None) -> int:
                 subscription.current_period_start = subscription.current_period_end
                 subscription.current_period_end = subscription.current_period_start + SUBSCRIPTION_PERIOD
             subscription.save(update_fields=["current_period_start", "current_period_end", "updated_at"])
-            ledger = _locked_ledger(subscription.account)
-            top_up = subscription.plan.monthly_credits - ledger.balance
+            # A change of nothing locks the ledger row and reads the balance the top-up is computed from.
+            state = _moved(subscription.account_id)
+            top_up = subscription.plan.monthly_credits - state.balance
             if top_up > 0:
-                _apply(ledger, top_up, TransactionType.MONTHLY_RESET, description=f"Monthly credits of the {subscription.plan.name} plan")
+                state = _move(subscription.account_id, balance=top_up)
+                _record(subscription.account_id, state, top_up, TransactionType.MONTHLY_RESET, description=f"Monthly credits of the {subscription.plan.name} plan")
             renewed += 1
     return renewed
