@@ -336,6 +336,9 @@ INKWELL_AI = {
     "IMAGE_MODEL": env_str("AI_IMAGE_MODEL", "gpt-image-1"),
     "TIMEOUT_SECONDS": env_int("AI_TIMEOUT_SECONDS", 60),
     "MAX_RETRIES": env_int("AI_MAX_RETRIES", 3),
+    # May an account point its provider at a loopback or private-network address (a local Ollama)?
+    # Multi-tenant deployments set it false; link-local addresses are refused either way.
+    "ALLOW_PRIVATE_ENDPOINTS": env_bool("AI_ALLOW_PRIVATE_ENDPOINTS", True),
 }
 # Fernet keys that encrypt stored secrets (provider API keys, CMS passwords); the first encrypts,
 # all decrypt, so a key can be rotated. Empty: one derived from DJANGO_SECRET_KEY.

@@ -19,24 +19,6 @@ WRONG_KEY = "sk-wrong-key-00000000000000000000"
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def quick_local_defaults(settings):
-    settings.INKWELL_AI = {
-        **settings.INKWELL_AI,
-        "PROVIDER": "local",
-        "BASE_URL": "",
-        "API_KEY": "",
-        "TESTING_MODEL": "gpt-4o-mini",
-        "LIVE_MODEL": "gpt-4o",
-        "IMAGE_PROVIDER": "local",
-        "IMAGE_BASE_URL": "",
-        "IMAGE_API_KEY": "",
-        "IMAGE_MODEL": "gpt-image-1",
-        "TIMEOUT_SECONDS": 2,
-        "MAX_RETRIES": 0,
-    }
-
-
 @pytest.fixture
 def owner(tenant, as_user):
     return as_user(tenant.owner)

@@ -19,20 +19,9 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)
-def global_defaults(settings):
-    settings.INKWELL_AI = {
-        **settings.INKWELL_AI,
-        "PROVIDER": "local",
-        "BASE_URL": "",
-        "API_KEY": "",
-        "TESTING_MODEL": "small-model",
-        "LIVE_MODEL": "big-model",
-        "IMAGE_PROVIDER": "local",
-        "IMAGE_BASE_URL": "",
-        "IMAGE_API_KEY": "",
-        "IMAGE_MODEL": "image-model",
-    }
-    return settings
+def model_names(global_defaults):
+    """Model names no provider uses, so that a value in a response can only come from these settings."""
+    global_defaults.INKWELL_AI = {**global_defaults.INKWELL_AI, "TESTING_MODEL": "small-model", "LIVE_MODEL": "big-model", "IMAGE_MODEL": "image-model"}
 
 
 @pytest.fixture
@@ -162,6 +151,30 @@ def test_the_global_key_is_used_only_with_the_global_provider_and_endpoint(owner
 def test_an_invalid_save_is_a_400_on_its_field_and_changes_nothing(owner, tenant, url, body, errors):
     assert_error(owner.put(url, body, format="json"), 400, "validation_error", errors=errors)
     assert not IntegrationSettings.objects.for_account(tenant.account).exists()
+
+
+NOT_ALLOWED = {"base_url": ["This address is not allowed for a provider endpoint"]}
+
+
+@pytest.mark.parametrize("base_url", ["http://169.254.169.254/latest/meta-data", "http://[fe80::1]/v1", "http://0.0.0.0:8080/v1", "http://224.0.0.1/v1"])
+def test_an_endpoint_at_a_link_local_or_special_address_is_always_refused(owner, tenant, base_url):
+    assert_error(owner.put(AI_URL, {"base_url": base_url}, format="json"), 400, "validation_error", errors=NOT_ALLOWED)
+    assert_error(owner.put(IMAGE_URL, {"base_url": base_url}, format="json"), 400, "validation_error", errors=NOT_ALLOWED)
+    assert not IntegrationSettings.objects.for_account(tenant.account).exists()
+
+
+@pytest.mark.parametrize("base_url", ["http://127.0.0.1:11434/v1", "http://localhost:11434/v1", "http://10.0.0.5/v1", "http://192.168.1.20:1234/v1"])
+def test_private_network_endpoints_need_the_operators_consent(owner, global_defaults, base_url):
+    assert owner.put(AI_URL, {"base_url": base_url}, format="json").status_code == 200
+    global_defaults.INKWELL_AI = {**global_defaults.INKWELL_AI, "ALLOW_PRIVATE_ENDPOINTS": False}
+    assert_error(owner.put(AI_URL, {"base_url": base_url}, format="json"), 400, "validation_error", errors=NOT_ALLOWED)
+
+
+def test_a_public_endpoint_is_accepted_when_private_ones_are_not(owner, global_defaults):
+    global_defaults.INKWELL_AI = {**global_defaults.INKWELL_AI, "ALLOW_PRIVATE_ENDPOINTS": False}
+    response = owner.put(AI_URL, {"base_url": "https://8.8.8.8/v1"}, format="json")
+    assert response.status_code == 200
+    assert response.json()["data"]["base_url"] == "https://8.8.8.8/v1"
 
 
 @pytest.mark.parametrize("role", ["owner", "admin", "editor", "viewer"])

@@ -16,25 +16,6 @@ KEY = "sk-account-key-0123456789abcd"
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def global_defaults(settings):
-    settings.INKWELL_AI = {
-        **settings.INKWELL_AI,
-        "PROVIDER": "local",
-        "BASE_URL": "",
-        "API_KEY": "",
-        "TESTING_MODEL": "gpt-4o-mini",
-        "LIVE_MODEL": "gpt-4o",
-        "IMAGE_PROVIDER": "local",
-        "IMAGE_BASE_URL": "",
-        "IMAGE_API_KEY": "",
-        "IMAGE_MODEL": "gpt-image-1",
-        "TIMEOUT_SECONDS": 5,
-        "MAX_RETRIES": 0,
-    }
-    return settings
-
-
 def _save(tenant, integration_type: str, **values):
     services.integration_settings_save(account=tenant.account, integration_type=integration_type, user=tenant.owner, values=values)
 
@@ -52,7 +33,7 @@ def test_the_client_carries_the_accounts_provider_endpoint_key_and_live_model(te
     client = selectors.ai_client(tenant.account)
     assert isinstance(client.text, OpenAITextProvider)
     assert (client.text.config.base_url, client.text.config.api_key, client.text.config.model) == ("https://llm.example.com/v1", KEY, "gpt-4.1")
-    assert (client.text.config.timeout_seconds, client.text.config.max_retries) == (5, 0)
+    assert (client.text.config.timeout_seconds, client.text.config.max_retries) == (2, 0)
     assert isinstance(client.image, OpenAIImageProvider)
     assert client.image.config.model == "dall-e-3"
 
