@@ -79,6 +79,8 @@ INSTALLED_APPS = [
     "inkwell.billing",
     "inkwell.notifications",
     "inkwell.system",
+    "inkwell.planner",
+    "inkwell.writer",
 ]
 
 MIDDLEWARE = [

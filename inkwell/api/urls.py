@@ -10,4 +10,6 @@ urlpatterns = [
     path("billing/", include("inkwell.billing.urls")),
     path("notifications/", include("inkwell.notifications.urls")),
     path("jobs/", include("inkwell.jobs.urls")),
+    path("planner/", include("inkwell.planner.urls")),
+    path("writer/", include("inkwell.writer.urls")),
 ]

@@ -1,0 +1,190 @@
+"""Writer: tasks (briefs), the content written from them with its revisions, images and taxonomies."""
+
+from typing import ClassVar
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from inkwell.planner.models import Cluster, ContentIdea
+from inkwell.tenancy.models import AccountOwnedModel, Sector, Site
+
+
+class TaskStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    GENERATING = "generating", "Generating"
+    COMPLETED = "completed", "Completed"
+    FAILED = "failed", "Failed"
+
+
+class ContentStatus(models.TextChoices):
+    """The workflow (API-CONTRACT section 7): draft → review → approved → published."""
+
+    DRAFT = "draft", "Draft"
+    REVIEW = "review", "Review"
+    APPROVED = "approved", "Approved"
+    PUBLISHED = "published", "Published"
+
+
+class SiteStatus(models.TextChoices):
+    """Where the content stands on the CMS (API-CONTRACT section 7)."""
+
+    NOT_PUBLISHED = "not_published", "Not published"
+    SCHEDULED = "scheduled", "Scheduled"
+    PUBLISHING = "publishing", "Publishing"
+    PUBLISHED = "published", "Published"
+    FAILED = "failed", "Failed"
+
+
+class ImageType(models.TextChoices):
+    FEATURED = "featured", "Featured"
+    IN_ARTICLE = "in_article", "In article"
+
+
+class ImageStatus(models.TextChoices):
+    PENDING = "pending", "Pending"
+    GENERATED = "generated", "Generated"
+    FAILED = "failed", "Failed"
+
+
+class TaxonomyType(models.TextChoices):
+    CATEGORY = "category", "Category"
+    TAG = "tag", "Tag"
+
+
+class Task(AccountOwnedModel):
+    """A writing brief: what to write, for which site and sector, how long and in which tone."""
+
+    site = models.ForeignKey(Site, on_delete=models.CASCADE, related_name="+")
+    sector = models.ForeignKey(Sector, on_delete=models.CASCADE, related_name="+")
+    idea = models.ForeignKey(ContentIdea, null=True, blank=True, on_delete=models.SET_NULL, related_name="tasks")
+    cluster = models.ForeignKey(Cluster, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    title = models.CharField(max_length=300)
+    description = models.TextField(blank=True)
+    keywords = models.JSONField(default=list, blank=True)
+    outline = models.JSONField(default=list, blank=True)
+    content_type = models.CharField(max_length=20, default="post")
+    content_structure = models.CharField(max_length=20, default="guide")
+    word_count = models.PositiveIntegerField(default=1500)
+    tone = models.CharField(max_length=20, default="professional")
+    status = models.CharField(max_length=12, choices=TaskStatus.choices, default=TaskStatus.QUEUED)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            # An idea becomes one task: converting it again reports the task it already has.
+            models.UniqueConstraint(fields=["idea"], condition=Q(idea__isnull=False), name="writer_task_once_per_idea"),
+        ]
+        indexes = [
+            models.Index(fields=["account", "site", "-created_at"], name="task_site_recent"),
+            models.Index(fields=["site", "status"], name="task_site_status"),
+        ]
+
+    def __str__(self):
+        return self.title
+
+
+class Content(AccountOwnedModel):
+    """An article: the body as HTML, its SEO fields, its workflow and publishing state."""
+
+    site = models.ForeignKey(Site, on_delete=models.CASCADE, related_name="+")
+    sector = models.ForeignKey(Sector, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    task = models.ForeignKey(Task, null=True, blank=True, on_delete=models.SET_NULL, related_name="contents")
+    title = models.CharField(max_length=300)
+    html = models.TextField(blank=True)
+    meta_title = models.CharField(max_length=60, blank=True)
+    meta_description = models.CharField(max_length=160, blank=True)
+    focus_keyword = models.CharField(max_length=255, blank=True)
+    keywords = models.JSONField(default=list, blank=True)
+    word_count = models.PositiveIntegerField(default=0)
+    status = models.CharField(max_length=10, choices=ContentStatus.choices, default=ContentStatus.DRAFT)
+    site_status = models.CharField(max_length=14, choices=SiteStatus.choices, default=SiteStatus.NOT_PUBLISHED)
+    scheduled_publish_at = models.DateTimeField(null=True, blank=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+    external_id = models.CharField(max_length=100, blank=True)
+    external_url = models.URLField(max_length=500, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["account", "site", "-created_at"], name="content_site_recent"),
+            models.Index(fields=["account", "status", "-created_at"], name="content_account_status"),
+            models.Index(fields=["account", "site_status", "-created_at"], name="content_account_site_status"),
+            # The publisher's periodic job finds due content through this one.
+            models.Index(fields=["site_status", "scheduled_publish_at"], name="content_due"),
+        ]
+
+    def __str__(self):
+        return self.title
+
+
+class ContentRevision(AccountOwnedModel):
+    """The content as it was before a change of its body or SEO fields."""
+
+    content = models.ForeignKey(Content, on_delete=models.CASCADE, related_name="revisions")
+    title = models.CharField(max_length=300)
+    html = models.TextField(blank=True)
+    meta_title = models.CharField(max_length=60, blank=True)
+    meta_description = models.CharField(max_length=160, blank=True)
+    status = models.CharField(max_length=10, choices=ContentStatus.choices)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    site_field: ClassVar[str | None] = "content__site"
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["content", "-created_at"], name="revision_content_recent")]
+
+
+def image_upload_to(image: "Image", filename: str) -> str:
+    return f"images/{image.account_id}/{image.site_id}/{filename}"
+
+
+class Image(AccountOwnedModel):
+    """An image of a content: its prompt, and the file once generated (stored through Django's storage)."""
+
+    site = models.ForeignKey(Site, on_delete=models.CASCADE, related_name="+")
+    content = models.ForeignKey(Content, on_delete=models.CASCADE, related_name="images")
+    image_type = models.CharField(max_length=12, choices=ImageType.choices, default=ImageType.IN_ARTICLE)
+    position = models.PositiveSmallIntegerField(default=0)
+    prompt = models.TextField()
+    alt_text = models.CharField(max_length=300, blank=True)
+    file = models.FileField(upload_to=image_upload_to, max_length=300, blank=True)
+    mime_type = models.CharField(max_length=40, blank=True)
+    width = models.PositiveIntegerField(default=0)
+    height = models.PositiveIntegerField(default=0)
+    status = models.CharField(max_length=10, choices=ImageStatus.choices, default=ImageStatus.PENDING)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["content_id", "position", "id"]
+        indexes = [
+            models.Index(fields=["account", "site", "-created_at"], name="image_site_recent"),
+            models.Index(fields=["content", "position"], name="image_content_position"),
+        ]
+
+
+class Taxonomy(AccountOwnedModel):
+    """A category or tag of a site: created here, or brought in by a CMS sync (``external_id``)."""
+
+    site = models.ForeignKey(Site, on_delete=models.CASCADE, related_name="+")
+    taxonomy_type = models.CharField(max_length=10, choices=TaxonomyType.choices)
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=200)
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="children")
+    external_id = models.CharField(max_length=100, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["taxonomy_type", "name", "id"]
+        constraints = [models.UniqueConstraint(fields=["site", "taxonomy_type", "slug"], name="taxonomy_slug_per_site")]
+        indexes = [models.Index(fields=["account", "site", "taxonomy_type"], name="taxonomy_site_type")]
+
+    def __str__(self):
+        return self.name
