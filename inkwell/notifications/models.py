@@ -92,6 +92,7 @@ class Notification(AccountOwnedModel):
     ``user`` None addresses every member of the account, otherwise that user alone. ``site`` gives
     context: editors and viewers do not see notifications of sites they cannot access. The row is
     account-wide for tenancy (``site_field`` None), so notifications without a site reach everyone.
+    Whether a member has read or deleted it is theirs alone: a ``NotificationReceipt``.
     """
 
     site = models.ForeignKey(Site, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
@@ -100,8 +101,6 @@ class Notification(AccountOwnedModel):
     severity = models.CharField(max_length=10, choices=Severity.choices, default=Severity.INFO)
     title = models.CharField(max_length=TITLE_MAX_LENGTH)
     message = models.TextField()
-    is_read = models.BooleanField(default=False)
-    read_at = models.DateTimeField(null=True, blank=True)
     action_label = models.CharField(max_length=ACTION_LABEL_MAX_LENGTH, blank=True)
     action_url = models.CharField(max_length=ACTION_URL_MAX_LENGTH, blank=True, validators=[validate_action_url])
     metadata = models.JSONField(default=dict, blank=True)
@@ -113,7 +112,6 @@ class Notification(AccountOwnedModel):
         ordering = ["-created_at", "-id"]
         indexes = [
             models.Index(fields=["account", "-created_at"], name="notification_account_newest"),
-            models.Index(fields=["account", "is_read"], name="notification_account_is_read"),
             models.Index(fields=["account", "notification_type"], name="notification_account_type"),
         ]
 
@@ -123,3 +121,29 @@ class Notification(AccountOwnedModel):
     @property
     def category(self) -> str:
         return CATEGORY_BY_TYPE[self.notification_type]
+
+
+class NotificationReceipt(AccountOwnedModel):
+    """One member's state of one notification: when they read it, when they deleted it from their
+    inbox. No receipt means unread and kept; members never share one."""
+
+    # No single-column indexes: the unique constraint leads with notification, the index below with user.
+    notification = models.ForeignKey(Notification, on_delete=models.CASCADE, related_name="receipts", db_index=False)
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="+", db_index=False)
+    read_at = models.DateTimeField(null=True, blank=True)
+    deleted_at = models.DateTimeField(null=True, blank=True)
+
+    site_field: ClassVar[str | None] = None
+
+    class Meta:
+        constraints = [
+            # Its index also answers "the caller's receipt of this notification", the inbox's correlated lookup.
+            models.UniqueConstraint(fields=["notification", "user"], name="notification_receipt_one_per_user"),
+        ]
+        indexes = [
+            # Read-all: the caller's receipts, narrowed to the notifications it marks.
+            models.Index(fields=["user", "notification"], name="notification_receipt_user"),
+        ]
+
+    def __str__(self):
+        return f"{self.user_id} on {self.notification_id}"

@@ -7,8 +7,11 @@ INVALID_TYPE_MESSAGE = f"Invalid notification type: use one of the categories {'
 
 
 class NotificationSerializer(serializers.ModelSerializer):
-    """The spec's Notification resource, plus the id of the site it concerns (null when account-wide)."""
+    """The spec's Notification resource, plus the id of the site it concerns (null when account-wide).
+    ``is_read`` and ``read_at`` are the caller's own, annotated by ``selectors.visible``."""
 
+    is_read = serializers.BooleanField(read_only=True, help_text="Whether the caller has read it.")
+    read_at = serializers.DateTimeField(read_only=True, allow_null=True, help_text="When the caller first read it.")
     metadata = serializers.DictField(read_only=True, help_text="Event details such as `count` and `credits`.")
 
     class Meta:

@@ -4,10 +4,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.core.exceptions import ValidationError
+from django.db import connection
+from django.db.models import Exists, QuerySet
 from django.utils import timezone
 
 from inkwell.notifications import selectors
-from inkwell.notifications.models import Notification, NotificationType, Severity
+from inkwell.notifications.models import Notification, NotificationReceipt, NotificationType, Severity
 from inkwell.tenancy.models import Account, Site, User
 
 BROADCAST_BATCH_SIZE = 500
@@ -92,19 +94,52 @@ def broadcast_system_info(title: str, message: str, *, accounts: Iterable[Accoun
     return len(rows)
 
 
-def mark_read(account: Account, notification_id: int) -> Notification:
-    """Marks the account's notification read; ``read_at`` keeps the time it was first read."""
-    notifications = Notification.objects.for_account(account)
-    notifications.filter(pk=notification_id, is_read=False).update(is_read=True, read_at=timezone.now())
-    return notifications.get(pk=notification_id)
+def _inbox(account: Account, user: User) -> QuerySet:
+    # Site access is the request's own check (the view's get_object); a receipt grants nothing.
+    return selectors.visible(Notification.objects.for_account(account), user=user, site_ids=None)
 
 
-def mark_all_read(account: Account, *, user: User, site_ids: frozenset[int] | None = None) -> int:
-    """Marks read, in one UPDATE, every unread notification ``user`` sees (``site_ids`` as in
-    ``selectors.visible``); the number marked."""
+def _stamp(account: Account, notifications: QuerySet, *, user: User, field: str) -> int:
+    """Sets ``field`` (``read_at`` or ``deleted_at``) of ``user``'s receipt of each of ``notifications``
+    where it is not set yet: one UPDATE of the receipts that exist, one INSERT ... SELECT of those that
+    do not, whatever the number of rows. The number of receipts stamped."""
+    now = timezone.now()
+    unstamped = NotificationReceipt.objects.for_account(account).filter(user=user, **{f"{field}__isnull": True})
+    stamped = unstamped.filter(notification__in=notifications.values("pk")).update(**{field: now})
+
+    # Selects (account_id, id), in that order: the first two columns of the INSERT.
+    without_receipt = notifications.filter(~Exists(selectors.receipt_of(user))).order_by().values("account_id", "pk")
+    source, params = without_receipt.query.get_compiler(connection=connection).as_sql()
+    quote = connection.ops.quote_name
+    # ON CONFLICT: a concurrent request of the same user may insert the receipt first; theirs stands.
+    # WHERE TRUE keeps SQLite from reading ON CONFLICT as a join constraint.
+    insert = (
+        f"INSERT INTO {quote(NotificationReceipt._meta.db_table)} (account_id, notification_id, user_id, {quote(field)}) "
+        f"SELECT source.*, %s, %s FROM ({source}) source WHERE TRUE ON CONFLICT DO NOTHING"
+    )
+    at = NotificationReceipt._meta.get_field(field).get_db_prep_value(now, connection)
+    with connection.cursor() as cursor:
+        cursor.execute(insert, [user.pk, at, *params])
+        return stamped + cursor.rowcount
+
+
+def mark_read(account: Account, notification_id: int, *, user: User) -> Notification:
+    """Marks the notification read for ``user`` alone; ``read_at`` keeps the time they first read it.
+    Raises ``Notification.DoesNotExist`` when it is not in their inbox (another account's, another
+    member's, or deleted by them)."""
+    notification = _inbox(account, user).filter(pk=notification_id)
+    _stamp(account, notification, user=user, field="read_at")
+    return notification.get()
+
+
+def mark_all_read(account: Account, *, user: User, site_ids: frozenset[int] | None) -> int:
+    """Marks read for ``user`` every notification they see unread (``site_ids`` as in
+    ``selectors.visible``), in two statements; the number marked."""
     unread = selectors.visible(Notification.objects.for_account(account), user=user, site_ids=site_ids).filter(is_read=False)
-    return unread.update(is_read=True, read_at=timezone.now())
+    return _stamp(account, unread, user=user, field="read_at")
 
 
-def delete(account: Account, notification_id: int) -> None:
-    Notification.objects.for_account(account).filter(pk=notification_id).delete()
+def delete(account: Account, notification_id: int, *, user: User) -> None:
+    """Removes the notification from ``user``'s inbox (list, detail, counts); other members keep it.
+    Nothing happens when it is not in their inbox."""
+    _stamp(account, _inbox(account, user).filter(pk=notification_id), user=user, field="deleted_at")

@@ -1,6 +1,7 @@
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins
 from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound
 
 from inkwell.api.envelope import ok
 from inkwell.api.views import validated_query
@@ -15,7 +16,8 @@ from inkwell.tenancy.viewsets import AccountScopedViewSet
 @extend_schema(tags=["notifications"])
 class NotificationViewSet(mixins.RetrieveModelMixin, mixins.DestroyModelMixin, AccountScopedViewSet):
     """The caller's notifications: the account's own plus those addressed to the caller, minus those
-    of sites the caller cannot access. Every role reads them and keeps its inbox (read, delete)."""
+    of sites the caller cannot access and those the caller deleted. Every role reads them and keeps
+    its own inbox: reading and deleting change the caller's view only."""
 
     queryset = Notification.objects.all()
     serializer_class = s.NotificationSerializer
@@ -35,12 +37,16 @@ class NotificationViewSet(mixins.RetrieveModelMixin, mixins.DestroyModelMixin, A
         return self.get_paginated_response(self.get_serializer(self.paginate_queryset(notifications), many=True).data)
 
     def perform_destroy(self, instance):
-        services.delete(self.request.account, instance.pk)
+        services.delete(self.request.account, instance.pk, user=self.request.user)
 
     @extend_schema(request=None, responses={200: s.NotificationSerializer})
     @action(detail=True, methods=["post"])
     def read(self, request, pk=None):
-        notification = services.mark_read(request.account, self.get_object().pk)
+        try:
+            notification = services.mark_read(request.account, self.get_object().pk, user=request.user)
+        except Notification.DoesNotExist:
+            # Deleted by the same caller in a concurrent request, after get_object found it.
+            raise NotFound from None
         return ok(self.get_serializer(notification).data)
 
     @extend_schema(request=None, responses={200: s.ReadAllResultSerializer})

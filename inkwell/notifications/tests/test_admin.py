@@ -74,3 +74,18 @@ def test_a_member_who_is_not_staff_is_sent_to_the_admin_login(client, tenant):
     response = client.get(ANNOUNCE)
     assert response.status_code == 302
     assert response["Location"].startswith("/admin/login/")
+
+
+def test_the_list_counts_the_members_who_read_each_notification(staff, tenant):
+    read_twice = services.notify(tenant.account, "system_info", title="read twice", message="m")
+    services.notify(tenant.account, "system_info", title="unread", message="m")
+    for member in (tenant.owner, tenant.viewer):
+        services.mark_read(tenant.account, read_twice.pk, user=member)
+    services.delete(tenant.account, read_twice.pk, user=tenant.admin)
+    body = staff.get(CHANGELIST).content.decode()
+    assert body.count('<td class="field-read_by">2</td>') == 1
+    assert body.count('<td class="field-read_by">0</td>') == 1
+    most_read_first = staff.get(CHANGELIST, {"o": "-10"}).content.decode()
+    assert most_read_first.index(">read twice<") < most_read_first.index(">unread<")
+    least_read_first = staff.get(CHANGELIST, {"o": "10"}).content.decode()
+    assert least_read_first.index(">unread<") < least_read_first.index(">read twice<")

@@ -7,10 +7,11 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
 from inkwell.api.tests import assert_error
 from inkwell.notifications import services
-from inkwell.notifications.models import Notification
+from inkwell.notifications.models import Notification, NotificationReceipt
 from inkwell.tenancy.models import Site, SiteUserAccess
 
 pytestmark = pytest.mark.django_db
@@ -108,13 +109,16 @@ def test_list_pages_by_twenty_by_default(tenant, owner):
     assert len(results(owner.get(URL, {"page_size": 7}))) == 7
 
 
-def test_list_filters_by_read_state(tenant, owner):
+def test_list_filters_by_the_callers_read_state(tenant, owner, as_user):
     read = notify(tenant, title="read")
     notify(tenant, title="unread")
-    services.mark_read(tenant.account, read.pk)
+    services.mark_read(tenant.account, read.pk, user=tenant.owner)
     assert titles(owner.get(URL, {"is_read": "true"})) == ["read"]
     assert titles(owner.get(URL, {"is_read": "false"})) == ["unread"]
     assert sorted(titles(owner.get(URL, {"is_read": ""}))) == ["read", "unread"]
+    admin = as_user(tenant.admin)
+    assert titles(admin.get(URL, {"is_read": "true"})) == []
+    assert sorted(titles(admin.get(URL, {"is_read": "false"}))) == ["read", "unread"]
 
 
 @pytest.mark.parametrize(
@@ -148,7 +152,7 @@ def test_list_filters_combine(tenant, owner):
     read = notify(tenant, "credits_low")
     notify(tenant, "credits_depleted")
     notify(tenant, "system_info")
-    services.mark_read(tenant.account, read.pk)
+    services.mark_read(tenant.account, read.pk, user=tenant.owner)
     assert titles(owner.get(URL, {"notification_type": "credit", "is_read": "false"})) == ["credits_depleted"]
 
 
@@ -166,10 +170,19 @@ def test_the_list_runs_the_same_queries_for_many_rows_as_for_one(tenant, owner):
     owner.get(URL)
     with CaptureQueriesContext(connection) as one:
         owner.get(URL)
-    for _ in range(30):
-        notify(tenant, site=tenant.site, user=tenant.owner)
+    for n in range(40):
+        notification = notify(tenant, site=tenant.site, user=tenant.owner if n % 2 else None)
+        # Receipts of the caller and of another member: the read state comes with the rows, not per row.
+        if n % 3 == 0:
+            services.mark_read(tenant.account, notification.pk, user=tenant.owner)
+        if n % 4 == 0:  # account-wide (even n), so the admin sees it too
+            services.mark_read(tenant.account, notification.pk, user=tenant.admin)
+        if n % 10 == 9:
+            services.delete(tenant.account, notification.pk, user=tenant.owner)
     with CaptureQueriesContext(connection) as many:
-        assert len(results(owner.get(URL, {"page_size": 100}))) == 31
+        listed = results(owner.get(URL, {"page_size": 100}))
+    assert len(listed) == 37
+    assert sum(item["is_read"] for item in listed) == 12
     assert len(many) == len(one)
 
 
@@ -190,7 +203,8 @@ def test_a_notification_for_one_user_is_visible_to_that_user_only(tenant, as_use
         assert_error(getattr(owner, method)(path), 404, "not_found")
     assert data(owner.get(f"{URL}unread-count/")) == {"count": 1}
     assert data(owner.post(f"{URL}read-all/")) == {"updated": 1}
-    assert Notification.objects.for_account(tenant.account).get(pk=personal.pk).is_read is False
+    assert data(admin.get(f"{URL}{personal.pk}/"))["is_read"] is False
+    assert data(admin.get(f"{URL}unread-count/")) == {"count": 2}
 
 
 def test_editors_do_not_see_notifications_of_sites_they_cannot_access(tenant, editor, other_site, as_user):
@@ -205,9 +219,11 @@ def test_editors_do_not_see_notifications_of_sites_they_cannot_access(tenant, ed
     assert_error(editor.delete(f"{URL}{hidden.pk}/"), 404, "not_found")
     assert data(editor.get(f"{URL}unread-count/")) == {"count": 2}
     assert data(editor.post(f"{URL}read-all/")) == {"updated": 2}
-    assert Notification.objects.for_account(tenant.account).get(pk=hidden.pk).is_read is False
-    # The owner sees every site's notifications.
-    assert len(titles(as_user(tenant.owner).get(URL))) == 3
+    assert not NotificationReceipt.objects.for_account(tenant.account).filter(notification=hidden).exists()
+    # The owner sees every site's notifications, unread: the editor's reads are the editor's.
+    owner = as_user(tenant.owner)
+    assert len(titles(owner.get(URL))) == 3
+    assert data(owner.get(f"{URL}unread-count/")) == {"count": 3}
 
 
 def test_a_viewer_without_site_grants_sees_only_account_wide_notifications(tenant, as_user):
@@ -224,8 +240,8 @@ def test_another_accounts_notification_is_not_found_on_every_route(tenant, other
     assert titles(intruder.get(URL)) == []
     assert data(intruder.get(f"{URL}unread-count/")) == {"count": 0}
     assert data(intruder.post(f"{URL}read-all/")) == {"updated": 0}
-    stored = Notification.objects.for_account(other_tenant.account).get(pk=theirs.pk)
-    assert stored.is_read is False
+    assert not NotificationReceipt.dangerously_unscoped.exists()
+    assert data(as_user(other_tenant.owner).get(f"{URL}{theirs.pk}/"))["is_read"] is False
 
 
 # Detail and inbox actions ----------------------------------------------------------------------
@@ -267,24 +283,29 @@ def test_read_marks_the_notification_read_and_keeps_the_first_read_time(tenant, 
 
 def test_read_all_marks_every_unread_notification_and_counts_them(tenant, owner):
     already = notify(tenant, title="already read")
-    read_at = services.mark_read(tenant.account, already.pk).read_at
+    read_at = services.mark_read(tenant.account, already.pk, user=tenant.owner).read_at
     notify(tenant, title="a")
     notify(tenant, title="b")
     assert data(owner.get(f"{URL}unread-count/")) == {"count": 2}
     assert data(owner.post(f"{URL}read-all/")) == {"updated": 2}
     assert data(owner.get(f"{URL}unread-count/")) == {"count": 0}
     assert titles(owner.get(URL, {"is_read": "false"})) == []
-    assert Notification.objects.for_account(tenant.account).get(pk=already.pk).read_at == read_at
+    assert NotificationReceipt.objects.for_account(tenant.account).get(notification=already, user=tenant.owner).read_at == read_at
     assert data(owner.post(f"{URL}read-all/")) == {"updated": 0}
 
 
-def test_delete_answers_204_and_removes_the_notification(tenant, owner):
+def test_delete_answers_204_and_the_notification_is_gone_from_the_callers_inbox(tenant, owner):
     notification = notify(tenant)
+    notify(tenant, title="kept")
     response = owner.delete(f"{URL}{notification.pk}/")
     assert response.status_code == 204
     assert response.content == b""
-    assert not Notification.objects.for_account(tenant.account).exists()
-    assert_error(owner.get(f"{URL}{notification.pk}/"), 404, "not_found")
+    for method, path in [("get", f"{URL}{notification.pk}/"), ("post", f"{URL}{notification.pk}/read/"), ("delete", f"{URL}{notification.pk}/")]:
+        assert_error(getattr(owner, method)(path), 404, "not_found")
+    assert titles(owner.get(URL)) == ["kept"]
+    assert data(owner.get(f"{URL}unread-count/")) == {"count": 1}
+    assert data(owner.post(f"{URL}read-all/")) == {"updated": 1}
+    assert titles(owner.get(URL, {"is_read": "true"})) == ["kept"]
 
 
 def test_notifications_cannot_be_created_or_changed_through_the_api(tenant, owner):
@@ -295,3 +316,77 @@ def test_notifications_cannot_be_created_or_changed_through_the_api(tenant, owne
 
 def test_unread_count_needs_credentials(api_client):
     assert_error(api_client.get(f"{URL}unread-count/"), 401, "authentication_required")
+
+
+# Each member's own inbox -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def viewer(tenant, as_user):
+    return as_user(tenant.viewer)
+
+
+def test_one_member_reading_leaves_another_members_notification_unread(tenant, owner, viewer):
+    notification = notify(tenant, title="shared")
+    notify(tenant, title="other")
+    marked = data(viewer.post(f"{URL}{notification.pk}/read/"))
+    assert (marked["is_read"], marked["read_at"] is not None) == (True, True)
+
+    seen_by_owner = data(owner.get(f"{URL}{notification.pk}/"))
+    assert (seen_by_owner["is_read"], seen_by_owner["read_at"]) == (False, None)
+    assert data(owner.get(f"{URL}unread-count/")) == {"count": 2}
+    assert titles(owner.get(URL, {"is_read": "true"})) == []
+    assert data(viewer.get(f"{URL}unread-count/")) == {"count": 1}
+    assert titles(viewer.get(URL, {"is_read": "true"})) == ["shared"]
+
+
+def test_each_member_keeps_the_time_of_their_own_first_read(tenant, owner, viewer):
+    notification = notify(tenant)
+    yesterday = (timezone.now() - timedelta(days=1)).replace(microsecond=0)
+    data(viewer.post(f"{URL}{notification.pk}/read/"))
+    NotificationReceipt.objects.for_account(tenant.account).filter(user=tenant.viewer).update(read_at=yesterday)
+    by_owner = data(owner.post(f"{URL}{notification.pk}/read/"))["read_at"]
+    assert parse_datetime(by_owner) > yesterday + timedelta(hours=23)
+    assert parse_datetime(data(viewer.post(f"{URL}{notification.pk}/read/"))["read_at"]) == yesterday
+    assert data(owner.get(f"{URL}{notification.pk}/"))["read_at"] == by_owner
+
+
+def test_one_member_reading_all_leaves_another_members_inbox_unread(tenant, owner, viewer):
+    for n in range(3):
+        notify(tenant, title=f"n{n}")
+    assert data(viewer.post(f"{URL}read-all/")) == {"updated": 3}
+    assert data(viewer.get(f"{URL}unread-count/")) == {"count": 0}
+    assert data(owner.get(f"{URL}unread-count/")) == {"count": 3}
+    assert data(owner.post(f"{URL}read-all/")) == {"updated": 3}
+    assert all(item["is_read"] for item in results(owner.get(URL)))
+
+
+def test_a_viewer_deleting_an_account_notification_hides_it_from_the_viewer_only(tenant, owner, viewer, as_user):
+    notification = notify(tenant, title="shared")
+    assert viewer.delete(f"{URL}{notification.pk}/").status_code == 204
+
+    assert titles(viewer.get(URL)) == []
+    assert_error(viewer.get(f"{URL}{notification.pk}/"), 404, "not_found")
+    assert data(viewer.get(f"{URL}unread-count/")) == {"count": 0}
+    for member in (owner, as_user(tenant.admin), as_user(tenant.editor)):
+        assert titles(member.get(URL)) == ["shared"]
+        assert data(member.get(f"{URL}{notification.pk}/"))["is_read"] is False
+        assert data(member.get(f"{URL}unread-count/")) == {"count": 1}
+
+
+def test_deleting_a_read_notification_keeps_it_for_the_member_who_read_it_too(tenant, owner, viewer):
+    notification = notify(tenant, title="shared")
+    data(owner.post(f"{URL}{notification.pk}/read/"))
+    data(viewer.post(f"{URL}{notification.pk}/read/"))
+    assert viewer.delete(f"{URL}{notification.pk}/").status_code == 204
+    assert titles(viewer.get(URL, {"is_read": "true"})) == []
+    assert titles(owner.get(URL, {"is_read": "true"})) == ["shared"]
+
+
+def test_a_personal_notification_deleted_by_its_addressee_is_gone_from_their_inbox(tenant, as_user):
+    personal = notify(tenant, title="for the admin", user=tenant.admin)
+    admin = as_user(tenant.admin)
+    assert admin.delete(f"{URL}{personal.pk}/").status_code == 204
+    assert_error(admin.get(f"{URL}{personal.pk}/"), 404, "not_found")
+    assert titles(admin.get(URL)) == []
+    assert data(admin.get(f"{URL}unread-count/")) == {"count": 0}

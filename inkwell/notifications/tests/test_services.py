@@ -4,7 +4,7 @@ import pytest
 from django.utils import timezone
 
 from inkwell.notifications import selectors, services
-from inkwell.notifications.models import CATEGORY_BY_TYPE, TYPES_BY_CATEGORY, Notification, NotificationType
+from inkwell.notifications.models import CATEGORY_BY_TYPE, TYPES_BY_CATEGORY, Notification, NotificationReceipt, NotificationType
 from inkwell.tenancy.models import Site
 
 pytestmark = pytest.mark.django_db
@@ -49,7 +49,8 @@ def test_notify_stores_every_field(tenant):
     stored = Notification.objects.for_account(tenant.account).get(pk=notification.pk)
     assert (stored.notification_type, stored.severity, stored.title, stored.message) == ("credits_low", "warning", "Credits are running low", "40 credits left")
     assert (stored.action_label, stored.action_url, stored.metadata) == ("Buy credits", "/billing/credits?from=notification", {"credits": 40})
-    assert (stored.site_id, stored.user_id, stored.is_read, stored.read_at) == (tenant.site.pk, tenant.owner.pk, False, None)
+    assert (stored.site_id, stored.user_id) == (tenant.site.pk, tenant.owner.pk)
+    assert not NotificationReceipt.objects.for_account(tenant.account).exists()
     assert stored.category == "credit"
     assert abs((timezone.now() - stored.created_at).total_seconds()) < 60
 
@@ -128,15 +129,39 @@ def test_broadcast_refuses_an_empty_title(tenant):
     assert not Notification.dangerously_unscoped.exists()
 
 
+def inbox(tenant, user, site_ids=None):
+    return selectors.notification_list(tenant.account, user=user, site_ids=site_ids)
+
+
 def test_mark_read_keeps_the_time_of_the_first_read(tenant):
     notification = services.notify(tenant.account, "system_info", title="t", message="m")
-    first = services.mark_read(tenant.account, notification.pk)
+    first = services.mark_read(tenant.account, notification.pk, user=tenant.owner)
     assert first.is_read is True and first.read_at is not None
-    again = services.mark_read(tenant.account, notification.pk)
+    again = services.mark_read(tenant.account, notification.pk, user=tenant.owner)
     assert again.read_at == first.read_at
 
 
-def test_mark_all_read_is_one_update_of_what_the_user_sees(tenant, django_assert_num_queries):
+def test_mark_read_marks_it_for_that_user_alone(tenant):
+    notification = services.notify(tenant.account, "system_info", title="t", message="m")
+    services.mark_read(tenant.account, notification.pk, user=tenant.viewer)
+    assert inbox(tenant, tenant.viewer).get().is_read is True
+    for member in (tenant.owner, tenant.admin, tenant.editor):
+        unread = inbox(tenant, member).get()
+        assert (unread.is_read, unread.read_at) == (False, None)
+
+
+def test_mark_read_refuses_what_is_not_in_the_users_inbox(tenant, other_tenant):
+    personal = services.notify(tenant.account, "system_info", title="admin's", message="m", user=tenant.admin)
+    deleted = services.notify(tenant.account, "system_info", title="deleted", message="m")
+    services.delete(tenant.account, deleted.pk, user=tenant.owner)
+    theirs = services.notify(other_tenant.account, "system_info", title="theirs", message="m")
+    for account, notification in [(tenant.account, personal), (tenant.account, deleted), (tenant.account, theirs), (other_tenant.account, deleted)]:
+        with pytest.raises(Notification.DoesNotExist):
+            services.mark_read(account, notification.pk, user=tenant.owner)
+    assert list(NotificationReceipt.dangerously_unscoped.values_list("notification_id", "user_id", "read_at")) == [(deleted.pk, tenant.owner.pk, None)]
+
+
+def test_mark_all_read_is_two_statements_of_what_the_user_sees(tenant, django_assert_num_queries):
     other_site = Site.objects.create(account=tenant.account, name="Other", domain="other.example.com", slug="other-site")
     seen = [
         services.notify(tenant.account, "system_info", title="everyone", message="m"),
@@ -147,26 +172,47 @@ def test_mark_all_read_is_one_update_of_what_the_user_sees(tenant, django_assert
         services.notify(tenant.account, "system_info", title="owner's", message="m", user=tenant.owner),
         services.notify(tenant.account, "cms_sync_success", title="other site", message="m", site=other_site),
     ]
-    with django_assert_num_queries(1):
+    deleted = services.notify(tenant.account, "system_info", title="deleted", message="m")
+    services.delete(tenant.account, deleted.pk, user=tenant.editor)
+    # A receipt that exists unread is updated; the others are inserted.
+    NotificationReceipt.objects.create(account=tenant.account, notification=seen[0], user=tenant.editor)
+    services.mark_read(tenant.account, seen[0].pk, user=tenant.owner)
+
+    with django_assert_num_queries(2):
         assert services.mark_all_read(tenant.account, user=tenant.editor, site_ids=frozenset({tenant.site.pk})) == 3
-    notifications = Notification.objects.for_account(tenant.account)
-    assert set(notifications.filter(is_read=True, read_at__isnull=False).values_list("pk", flat=True)) == {n.pk for n in seen}
-    assert set(notifications.filter(is_read=False).values_list("pk", flat=True)) == {n.pk for n in unseen}
+    receipts = NotificationReceipt.objects.for_account(tenant.account)
+    assert set(receipts.filter(user=tenant.editor, read_at__isnull=False).values_list("notification_id", flat=True)) == {n.pk for n in seen}
+    assert not receipts.filter(notification__in=unseen).exists()
+    assert receipts.get(notification=deleted).read_at is None
+    # The owner's inbox is the owner's: read only what the owner read.
+    assert [n.title for n in inbox(tenant, tenant.owner).filter(is_read=False)] == ["deleted", "other site", "owner's", "my site"]
 
 
 def test_unread_count_counts_what_the_user_sees(tenant):
     services.notify(tenant.account, "system_info", title="everyone", message="m")
     services.notify(tenant.account, "system_info", title="admin's", message="m", user=tenant.admin)
-    read = services.notify(tenant.account, "system_info", title="read", message="m")
-    services.mark_read(tenant.account, read.pk)
-    assert selectors.unread_count(tenant.account, user=tenant.owner, site_ids=None) == 1
-    assert selectors.unread_count(tenant.account, user=tenant.admin, site_ids=None) == 2
+    read = services.notify(tenant.account, "system_info", title="read by the owner", message="m")
+    services.mark_read(tenant.account, read.pk, user=tenant.owner)
+    deleted = services.notify(tenant.account, "system_info", title="deleted by the admin", message="m")
+    services.delete(tenant.account, deleted.pk, user=tenant.admin)
+    assert selectors.unread_count(tenant.account, user=tenant.owner, site_ids=None) == 2
+    assert selectors.unread_count(tenant.account, user=tenant.admin, site_ids=None) == 3
 
 
-def test_delete_removes_only_the_accounts_notification(tenant, other_tenant):
+def test_delete_hides_the_notification_from_that_user_only(tenant, other_tenant):
     mine = services.notify(tenant.account, "system_info", title="t", message="m")
     theirs = services.notify(other_tenant.account, "system_info", title="t", message="m")
-    services.delete(tenant.account, theirs.pk)
-    assert Notification.objects.for_account(other_tenant.account).filter(pk=theirs.pk).exists()
-    services.delete(tenant.account, mine.pk)
-    assert not Notification.objects.for_account(tenant.account).exists()
+    services.delete(tenant.account, theirs.pk, user=tenant.owner)
+    assert not NotificationReceipt.dangerously_unscoped.exists()
+    assert inbox(other_tenant, other_tenant.owner).get() == theirs
+    services.delete(tenant.account, mine.pk, user=tenant.owner)
+    assert not inbox(tenant, tenant.owner).exists()
+    assert inbox(tenant, tenant.admin).get() == mine
+    assert Notification.objects.for_account(tenant.account).get() == mine
+
+
+def test_delete_of_another_members_personal_notification_changes_nothing(tenant):
+    personal = services.notify(tenant.account, "system_info", title="admin's", message="m", user=tenant.admin)
+    services.delete(tenant.account, personal.pk, user=tenant.owner)
+    assert not NotificationReceipt.objects.for_account(tenant.account).exists()
+    assert inbox(tenant, tenant.admin).get() == personal
