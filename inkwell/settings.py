@@ -171,8 +171,21 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = Path(env_str("STATIC_ROOT", str(DATA_DIR / "static")))
-MEDIA_URL = "media/"
+MEDIA_URL = env_str("MEDIA_URL", "media/")
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(DATA_DIR / "media")))
+# Files (generated images) go through Django's storage API: under MEDIA_ROOT by default, or any
+# other Django storage named by MEDIA_STORAGE_BACKEND with MEDIA_STORAGE_OPTIONS (JSON), such as
+# an S3-compatible bucket through django-storages (README, "Media files").
+STORAGES = {
+    "default": {
+        "BACKEND": env_str("MEDIA_STORAGE_BACKEND", "django.core.files.storage.FileSystemStorage"),
+        "OPTIONS": json.loads(env_str("MEDIA_STORAGE_OPTIONS", "{}")),
+    },
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+# The app itself serves the files of the default storage at MEDIA_URL (the embedded profile);
+# turn it off when a proxy, CDN or object store serves them.
+SERVE_MEDIA = env_bool("SERVE_MEDIA", True)
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 # Admin and API-docs assets are found in the installed packages without collectstatic.
 WHITENOISE_USE_FINDERS = True
@@ -255,7 +268,16 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": r"/api/v1",
-    "ENUM_NAME_OVERRIDES": {},
+    # Several models have a "status"; each enum gets its own name in the schema.
+    "ENUM_NAME_OVERRIDES": {
+        "TaskStatusEnum": "inkwell.writer.models.TaskStatus",
+        "ContentStatusEnum": "inkwell.writer.models.ContentStatus",
+        "ToneEnum": "inkwell.system.defaults.TONES",
+        "JobStatusEnum": "inkwell.jobs.models.JobStatus",
+        "KeywordStatusEnum": "inkwell.planner.models.KeywordStatus",
+        "ClusterStatusEnum": "inkwell.planner.models.ClusterStatus",
+        "IdeaStatusEnum": "inkwell.planner.models.IdeaStatus",
+    },
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums"],
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "SERVE_AUTHENTICATION": [],

@@ -3,6 +3,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from inkwell.system.views import healthz
+from inkwell.writer.image_views import media_urlpatterns
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -11,6 +12,7 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema", template_name="api/redoc.html"), name="redoc"),
     path("api/v1/", include("inkwell.api.urls")),
+    *media_urlpatterns(),
 ]
 
 handler400 = "inkwell.api.exceptions.handler400"

@@ -27,9 +27,12 @@ from rest_framework import mixins
 
 from inkwell.billing import services as billing
 from inkwell.jobs.models import Job
+from inkwell.keywords.models import SeedKeyword
 from inkwell.notifications.services import notify
+from inkwell.planner.models import Cluster, ContentIdea, Keyword
 from inkwell.tenancy import services
 from inkwell.tenancy.models import IndustrySector, Plan, Role, RoleName, Site, SiteUserAccess, Subscription, User
+from inkwell.writer.models import Content, ContentRevision, Image, ImageStatus, Task, Taxonomy
 from tests.routes import Route, discover_api_routes
 
 BUDGETS_FILE = Path(__file__).with_name("query_counts.json")
@@ -47,6 +50,13 @@ SEEDED_LISTS = {
     "/api/v1/jobs/": ROWS,
     "/api/v1/billing/usage/": ROWS,
     "/api/v1/billing/transactions/": ROWS,
+    "/api/v1/planner/keywords/": 2 * ROWS,
+    "/api/v1/planner/clusters/": ROWS,
+    "/api/v1/planner/ideas/": ROWS,
+    "/api/v1/writer/tasks/": ROWS,
+    "/api/v1/writer/content/": ROWS,
+    "/api/v1/writer/taxonomies/": ROWS,
+    "/api/v1/writer/images/": ROWS,
 }
 
 
@@ -85,8 +95,10 @@ def seeded(make_tenant, settings):
         services.site_create(account=tenant.account, name=f"Site {n}", domain=f"site-{n}.budget.example.com") for n in range(1, ROWS)
     ]
     industry_sectors = list(IndustrySector.objects.order_by("id")[:ROWS])
-    for site, industry_sector in zip(sites, industry_sectors, strict=True):
+    sectors = [
         services.sector_create(account=tenant.account, site=site, industry_sector=industry_sector)
+        for site, industry_sector in zip(sites, industry_sectors, strict=True)
+    ]
     roles = {name: Role.objects.get(name=name) for name in (RoleName.EDITOR, RoleName.VIEWER)}
     for n in range(ROWS):
         # No password: hashing is not what is measured, and it is slow.
@@ -100,6 +112,22 @@ def seeded(make_tenant, settings):
         notify(tenant.account, "system_info", title=f"Notice {n}", message="m", site=sites[n] if n % 2 else None)
         Job.objects.create(account=tenant.account, site=sites[n], created_by=tenant.owner, kind="test.echo", params={"n": n})
         billing.spend(tenant.account, "keyword_purchase", 1, site=sites[n], related=("seed_keyword", n))
+    seeds = SeedKeyword.objects.bulk_create(
+        SeedKeyword(keyword=f"budget keyword {n}", volume=n, difficulty=n % 101, industry_sector=industry_sectors[n // 2]) for n in range(2 * ROWS)
+    )
+    for n, (site, sector) in enumerate(zip(sites, sectors, strict=True)):
+        cluster = Cluster.objects.create(account=tenant.account, site=site, sector=sector, name=f"Cluster {n}")
+        for seed in seeds[2 * n : 2 * n + 2]:
+            Keyword.objects.create(account=tenant.account, site=site, sector=sector, seed_keyword=seed, cluster=cluster, keyword=seed.keyword)
+        ContentIdea.objects.create(account=tenant.account, site=site, sector=sector, cluster=cluster, title=f"Idea {n}")
+        task = Task.objects.create(account=tenant.account, site=site, sector=sector, title=f"Task {n}")
+        content = Content.objects.create(account=tenant.account, site=site, sector=sector, task=task, title=f"Content {n}", html="<p>Body</p>")
+        ContentRevision.objects.create(account=tenant.account, content=content, title=f"Content {n}", status="draft")
+        Taxonomy.objects.create(account=tenant.account, site=site, taxonomy_type="category", name=f"Category {n}", slug=f"category-{n}")
+        Image.objects.create(
+            account=tenant.account, site=site, content=content, prompt=f"Prompt {n}", status=ImageStatus.GENERATED,
+            file=f"images/{tenant.account.pk}/{site.pk}/image-{n}.png", width=1024, height=1024, mime_type="image/png",
+        )
     services.api_key_create(account=neighbour.account, user=neighbour.owner, name="neighbour key")
     SiteUserAccess.objects.create(account=neighbour.account, user=neighbour.viewer, site=neighbour.site)
     assert Site.objects.for_account(tenant.account).count() == ROWS

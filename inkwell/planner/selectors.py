@@ -1,0 +1,90 @@
+"""Reads of the planner: the lists' querysets, and the counts other apps ask for (plan usage,
+the keywords library's ``sector_stats.added``)."""
+
+from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models.functions import Coalesce
+
+from inkwell.planner.models import Cluster, ContentIdea, Keyword
+from inkwell.tenancy.models import Account, Site
+from inkwell.writer.models import Task
+
+
+def keyword_count(account: Account) -> int:
+    """The account's planner keywords, every site: what the plan's ``max_keywords`` limits."""
+    return Keyword.objects.for_account(account).count()
+
+
+def added_by_industry_sector(account: Account, site: Site | None, sector_ids: list[int]) -> dict[int, int]:
+    """``{industry_sector_id: n}``: the account's (or one site's) planner keywords drawn from each
+    industry sector's library, in one grouped query (``keywords.selectors.register_added_counter``)."""
+    keywords = Keyword.objects.for_account(account).filter(seed_keyword__industry_sector_id__in=sector_ids)
+    if site is not None:
+        keywords = keywords.filter(site=site)
+    rows = keywords.values("seed_keyword__industry_sector_id").annotate(added=Count("id")).order_by()
+    return {row["seed_keyword__industry_sector_id"]: row["added"] for row in rows}
+
+
+def _ordered(queryset: QuerySet, ordering: str | None) -> QuerySet:
+    """The requested order with id in the same direction as the tie-breaker, so pages are stable."""
+    if not ordering:
+        return queryset
+    return queryset.order_by(ordering, "-id" if ordering.startswith("-") else "id")
+
+
+def filter_keywords(queryset: QuerySet, query: dict) -> QuerySet:
+    """The keyword list's filters (serializers.KeywordListQuerySerializer) on a scoped queryset."""
+    conditions = Q()
+    for field in ("site_id", "sector_id", "cluster_id", "status"):
+        if query.get(field) is not None:
+            conditions &= Q(**{field: query[field]})
+    if query.get("difficulty_min") is not None:
+        conditions &= Q(difficulty__gte=query["difficulty_min"])
+    if query.get("difficulty_max") is not None:
+        conditions &= Q(difficulty__lte=query["difficulty_max"])
+    if query.get("volume_min") is not None:
+        conditions &= Q(volume__gte=query["volume_min"])
+    if query.get("volume_max") is not None:
+        conditions &= Q(volume__lte=query["volume_max"])
+    if query.get("search"):
+        conditions &= Q(keyword__icontains=query["search"])
+    return _ordered(queryset.filter(conditions).select_related("cluster"), query.get("ordering"))
+
+
+def with_cluster_totals(queryset: QuerySet) -> QuerySet:
+    """Clusters with ``keyword_count`` and ``total_volume`` computed by the database, in the same query
+    (newest first: a grouped query drops the model's default order)."""
+    totals = queryset.annotate(keyword_count=Count("keywords"), total_volume=Coalesce(Sum("keywords__volume"), 0))
+    return totals.order_by(*Cluster._meta.ordering)
+
+
+def filter_clusters(queryset: QuerySet, query: dict) -> QuerySet:
+    conditions = Q()
+    for field in ("site_id", "sector_id", "status"):
+        if query.get(field) is not None:
+            conditions &= Q(**{field: query[field]})
+    if query.get("search"):
+        conditions &= Q(name__icontains=query["search"])
+    return _ordered(with_cluster_totals(queryset.filter(conditions)), query.get("ordering"))
+
+
+def cluster_with_totals(account: Account, cluster_id: int) -> Cluster:
+    return with_cluster_totals(Cluster.objects.for_account(account)).get(pk=cluster_id)
+
+
+def filter_ideas(queryset: QuerySet, query: dict) -> QuerySet:
+    conditions = Q()
+    for field in ("site_id", "sector_id", "cluster_id", "status"):
+        if query.get(field) is not None:
+            conditions &= Q(**{field: query[field]})
+    if query.get("search"):
+        conditions &= Q(title__icontains=query["search"])
+    return _ordered(queryset.filter(conditions), query.get("ordering"))
+
+
+def idea_task_ids(account: Account, idea_ids) -> dict[int, int]:
+    """``{idea_id: task_id}`` of the ideas that already became a writer task."""
+    return dict(Task.objects.for_account(account).filter(idea_id__in=list(idea_ids)).values_list("idea_id", "id"))
+
+
+def ideas_of(account: Account, idea_ids) -> QuerySet:
+    return ContentIdea.objects.for_account(account).filter(pk__in=list(idea_ids))

@@ -1,0 +1,362 @@
+"""Writes of the planner: keywords added from the library (paid ones charged their ``credit_cost``),
+clusters and ideas by hand or by AI jobs, and ideas turned into writer tasks.
+
+Keyword statuses: ``active`` (the default; clustered by ``auto_cluster``), ``paused`` (kept, but
+left out of automatic clustering) and ``archived`` (kept for the record only). Cluster statuses:
+``active``, ``archived``. Idea statuses: ``new``, ``converted`` (a writer task was made from it),
+``archived``.
+"""
+
+from django.db import models, transaction
+from django.utils import timezone
+from rest_framework.exceptions import ValidationError
+
+from inkwell.api.exceptions import Conflict, PlanLimitReached
+from inkwell.billing.services import cost_of, reserve_for_job, spend
+from inkwell.jobs.models import Job
+from inkwell.jobs.services import start_job
+from inkwell.keywords.models import SeedKeyword
+from inkwell.notifications.models import Severity
+from inkwell.notifications.services import notify
+from inkwell.planner import selectors
+from inkwell.planner.models import Cluster, ClusterStatus, ContentIdea, IdeaStatus, Keyword, KeywordStatus
+from inkwell.system.selectors import content_settings
+from inkwell.tenancy.models import Account, Sector, Site, User
+from inkwell.writer.models import Task
+
+AUTO_CLUSTER_JOB = "planner.auto_cluster"
+GENERATE_IDEAS_JOB = "planner.generate_ideas"
+
+MAX_BULK_IDS = 10_000
+# One clustering job: the local provider clusters this many in one pass (inkwell.ai.local.clustering).
+MAX_CLUSTER_KEYWORDS = 5_000
+MAX_IDEA_CLUSTERS = 100
+# Rows per INSERT when adding keywords: 5,000 keywords are 5 statements on PostgreSQL (SQLite's
+# 999-parameter limit makes its batches smaller).
+INSERT_BATCH_SIZE = 1_000
+# What the writer accepts for an idea's content type (its structures: inkwell.ai.local.phrases.STRUCTURES).
+CONTENT_TYPES = ("post", "page")
+
+ALREADY_ADDED = "This keyword is already in the site's workflow"
+NOTHING_TO_CLUSTER = "There are no unclustered active keywords to cluster"
+CLUSTER_NOT_IN_SITE = "Cluster must belong to the same site"
+SECTOR_NOT_IN_SITE = "Sector must belong to the selected site"
+CLUSTERS_OF_ONE_SITE = "All clusters must belong to the same site"
+
+
+class SkipReason(models.TextChoices):
+    """Why ``add_to_workflow`` left a library keyword out."""
+
+    ALREADY_ADDED = "already_added", "The site has this keyword already"
+    NOT_IN_SECTOR = "not_in_sector", "The keyword belongs to another industry sector's library"
+    NOT_FOUND = "not_found", "No library keyword has this id"
+
+
+class TaskSkipReason(models.TextChoices):
+    """Why ``create_tasks`` made no task of an idea."""
+
+    ALREADY_CONVERTED = "already_converted", "The idea already became a task"
+    NOT_FOUND = "not_found", "None of the caller's ideas has this id"
+    NO_SECTOR = "no_sector", "Neither the idea nor its site has a sector"
+
+
+def _lock_account(account: Account) -> None:
+    """Serialises one account's keyword additions, so concurrent requests cannot both pass the plan
+    limit or both add the same keyword (as tenancy's limit-checked creations do)."""
+    Account.objects.select_for_update().filter(pk=account.pk).exists()
+
+
+def _check_keyword_limit(account: Account, adding: int) -> None:
+    """403 ``plan_limit_reached`` when ``adding`` more keywords would pass the plan's ``max_keywords``."""
+    maximum = account.subscription.plan.max_keywords
+    current = selectors.keyword_count(account)
+    if current + adding > maximum:
+        raise PlanLimitReached(
+            {"max_keywords": [f"Your plan allows at most {maximum} keywords; {max(0, maximum - current)} more can be added"]}
+        )
+
+
+# What a planner keyword copies from its library keyword (and what add_to_workflow checks).
+SEED_FIELDS = ("id", "keyword", "volume", "difficulty", "country", "industry_sector_id", "credit_cost")
+
+
+def _keyword_from(seed: dict, *, account: Account, site: Site, sector: Sector, status: str = KeywordStatus.ACTIVE) -> Keyword:
+    return Keyword(
+        account=account,
+        site=site,
+        sector=sector,
+        seed_keyword_id=seed["id"],
+        keyword=seed["keyword"],
+        volume=seed["volume"],
+        difficulty=seed["difficulty"],
+        country=seed["country"],
+        status=status,
+        credits_paid=seed["credit_cost"],
+    )
+
+
+# Keywords
+
+
+@transaction.atomic
+def keyword_create(*, account: Account, site: Site, sector: Sector, seed_keyword: SeedKeyword, status: str = KeywordStatus.ACTIVE) -> Keyword:
+    """One library keyword added to a site; a paid one costs its ``credit_cost`` (402 when short)."""
+    _lock_account(account)
+    if Keyword.objects.for_account(account).filter(site=site, seed_keyword=seed_keyword).exists():
+        raise Conflict({"seed_keyword_id": [ALREADY_ADDED]})
+    _check_keyword_limit(account, 1)
+    if seed_keyword.credit_cost:
+        spend(
+            account,
+            "keyword_purchase",
+            seed_keyword.credit_cost,
+            site=site,
+            related=("seed_keyword", seed_keyword.pk),
+            description=f"Paid keyword: {seed_keyword.keyword}",
+        )
+    seed = {field: getattr(seed_keyword, field) for field in SEED_FIELDS}
+    keyword = _keyword_from(seed, account=account, site=site, sector=sector, status=status)
+    keyword.save()
+    return keyword
+
+
+@transaction.atomic
+def keyword_update(*, keyword: Keyword, **fields) -> Keyword:
+    """Changes ``status`` and/or ``cluster`` (a cluster of the keyword's site, or None)."""
+    cluster = fields.get("cluster")
+    if cluster is not None and cluster.site_id != keyword.site_id:
+        raise ValidationError({"cluster_id": [CLUSTER_NOT_IN_SITE]})
+    for name, value in fields.items():
+        setattr(keyword, name, value)
+    keyword.save()
+    return keyword
+
+
+def _found_ids(keywords: models.QuerySet, ids: list[int]) -> tuple[list[int], list[int]]:
+    """The ids among ``ids`` that name rows of ``keywords`` (locked), and the others, in request order."""
+    wanted = list(dict.fromkeys(ids))
+    found = set(keywords.filter(pk__in=wanted).select_for_update().values_list("pk", flat=True))
+    return [pk for pk in wanted if pk in found], [pk for pk in wanted if pk not in found]
+
+
+@transaction.atomic
+def keywords_bulk_delete(*, keywords: models.QuerySet, ids: list[int]) -> dict:
+    """Hard-deletes the caller's keywords among ``ids`` (``keywords`` is the caller's scoped
+    queryset) in one statement; the others are reported as ``not_found``."""
+    found, not_found = _found_ids(keywords, ids)
+    deleted = keywords.filter(pk__in=found).delete()[0] if found else 0
+    return {"deleted": deleted, "not_found": not_found}
+
+
+@transaction.atomic
+def keywords_bulk_status(*, keywords: models.QuerySet, ids: list[int], status: str) -> dict:
+    found, not_found = _found_ids(keywords, ids)
+    updated = keywords.filter(pk__in=found).update(status=status, updated_at=timezone.now()) if found else 0
+    return {"updated": updated, "not_found": not_found}
+
+
+def add_to_workflow(*, account: Account, site: Site, sector: Sector, seed_keyword_ids: list[int]) -> dict:
+    """Adds many library keywords to a site's sector at once.
+
+    Only the sector's industry sector's library keywords are added; the others are reported in
+    ``skipped`` (``not_in_sector``, ``not_found``), as are those the site has already
+    (``already_added``). The paid ones are charged their ``credit_cost`` together, in one charge
+    before anything is inserted: when the balance cannot cover it the answer is 402 and nothing
+    is added. Past the plan's ``max_keywords`` the answer is 403 and nothing is added. A fixed
+    number of queries plus one INSERT per ``INSERT_BATCH_SIZE`` rows, whatever the count.
+    """
+    wanted = list(dict.fromkeys(seed_keyword_ids))
+    seeds = {seed["id"]: seed for seed in SeedKeyword.objects.filter(pk__in=wanted).values(*SEED_FIELDS)}
+    with transaction.atomic():
+        _lock_account(account)
+        present = set(
+            Keyword.objects.for_account(account).filter(site=site, seed_keyword_id__in=list(seeds)).values_list("seed_keyword_id", flat=True)
+        )
+        skipped, adding = [], []
+        for seed_id in wanted:
+            seed = seeds.get(seed_id)
+            if seed is None:
+                skipped.append({"seed_keyword_id": seed_id, "reason": SkipReason.NOT_FOUND})
+            elif seed["industry_sector_id"] != sector.industry_sector_id:
+                skipped.append({"seed_keyword_id": seed_id, "reason": SkipReason.NOT_IN_SECTOR})
+            elif seed_id in present:
+                skipped.append({"seed_keyword_id": seed_id, "reason": SkipReason.ALREADY_ADDED})
+            else:
+                adding.append(seed)
+        credits = sum(seed["credit_cost"] for seed in adding)
+        if adding:
+            _check_keyword_limit(account, len(adding))
+            if credits:
+                paid = sum(1 for seed in adding if seed["credit_cost"])
+                spend(account, "keyword_purchase", credits, site=site, description=f"{paid} paid keywords for {site.name}")
+            Keyword.objects.bulk_create(
+                [_keyword_from(seed, account=account, site=site, sector=sector) for seed in adding], batch_size=INSERT_BATCH_SIZE
+            )
+            notify(
+                account,
+                "keywords_imported",
+                title="",
+                message=f"{len(adding)} keywords were added to {site.name} ({sector.name})"
+                + (f" for {credits} credits." if credits else "."),
+                severity=Severity.SUCCESS,
+                action_label="View keywords",
+                action_url=f"/planner/keywords/?site_id={site.pk}&sector_id={sector.pk}",
+                metadata={"count": len(adding), "credits": credits},
+                site=site,
+            )
+    return {"added": len(adding), "skipped": skipped, "credits_used": credits}
+
+
+# Clusters
+
+
+@transaction.atomic
+def cluster_create(
+    *, account: Account, site: Site, name: str, sector: Sector | None = None, description: str = "", status: str = ClusterStatus.ACTIVE
+) -> Cluster:
+    return Cluster.objects.create(account=account, site=site, sector=sector, name=name, description=description, status=status)
+
+
+@transaction.atomic
+def cluster_update(*, cluster: Cluster, **fields) -> Cluster:
+    sector = fields.get("sector")
+    if sector is not None and sector.site_id != cluster.site_id:
+        raise ValidationError({"sector_id": [SECTOR_NOT_IN_SITE]})
+    for name, value in fields.items():
+        setattr(cluster, name, value)
+    cluster.save()
+    return cluster
+
+
+def start_auto_cluster(*, account: Account, user: User, site: Site, sector: Sector | None = None, keyword_ids: list[int] | None = None) -> Job:
+    """Starts an AI clustering job (``jobs.AUTO_CLUSTER_JOB``) over the given keywords of the site,
+    or its (sector's) unclustered active keywords; its cost, ``cost_of("clustering", n)``, is held
+    as the job is created (402 and no job when the balance cannot cover it)."""
+    keywords = Keyword.objects.for_account(account).filter(site=site)
+    if sector is not None:
+        keywords = keywords.filter(sector=sector)
+    if keyword_ids is None:
+        ids = list(
+            keywords.filter(cluster__isnull=True, status=KeywordStatus.ACTIVE).order_by("-volume", "id").values_list("pk", flat=True)[:MAX_CLUSTER_KEYWORDS]
+        )
+        if not ids:
+            raise ValidationError({"sector_id" if sector is not None else "site_id": [NOTHING_TO_CLUSTER]})
+    else:
+        ids = list(dict.fromkeys(keyword_ids))
+        found = set(keywords.filter(pk__in=ids).values_list("pk", flat=True))
+        missing = [pk for pk in ids if pk not in found]
+        if missing:
+            where = "this site and sector" if sector is not None else "this site"
+            raise ValidationError({"keyword_ids": [f"Keywords not found in {where}: {_id_text(missing)}"]})
+    cost = cost_of("clustering", len(ids))
+    return start_job(
+        account=account,
+        kind=AUTO_CLUSTER_JOB,
+        params={"keyword_ids": ids, "sector_id": sector.pk if sector is not None else None},
+        site=site,
+        user=user,
+        prepare=reserve_for_job("clustering", cost, description=f"Clustering {len(ids)} keywords"),
+    )
+
+
+def _id_text(ids: list[int], shown: int = 20) -> str:
+    text = ", ".join(map(str, ids[:shown]))
+    return text + (f" and {len(ids) - shown} more" if len(ids) > shown else "")
+
+
+def start_generate_ideas(*, account: Account, user: User, clusters: models.QuerySet, cluster_ids: list[int], ideas_per_cluster: int) -> Job:
+    """Starts an idea generation job (``jobs.GENERATE_IDEAS_JOB``) for clusters of one site among
+    ``clusters`` (the caller's scoped queryset); it costs ``cost_of("idea_generation", n)``, held as
+    the job is created."""
+    wanted = list(dict.fromkeys(cluster_ids))
+    sites = dict(clusters.filter(pk__in=wanted).values_list("pk", "site_id"))
+    missing = [pk for pk in wanted if pk not in sites]
+    if missing:
+        raise ValidationError({"cluster_ids": [f"Clusters not found: {_id_text(missing)}"]})
+    if len(set(sites.values())) > 1:
+        raise ValidationError({"cluster_ids": [CLUSTERS_OF_ONE_SITE]})
+    site = Site.objects.for_account(account).get(pk=next(iter(sites.values())))
+    cost = cost_of("idea_generation", len(wanted))
+    return start_job(
+        account=account,
+        kind=GENERATE_IDEAS_JOB,
+        params={"cluster_ids": wanted, "ideas_per_cluster": ideas_per_cluster},
+        site=site,
+        user=user,
+        prepare=reserve_for_job("idea_generation", cost, description=f"Ideas for {len(wanted)} clusters"),
+    )
+
+
+# Ideas
+
+
+@transaction.atomic
+def idea_create(*, account: Account, site: Site, title: str, **fields) -> ContentIdea:
+    return ContentIdea.objects.create(account=account, site=site, title=title, **fields)
+
+
+@transaction.atomic
+def idea_update(*, idea: ContentIdea, **fields) -> ContentIdea:
+    sector, cluster = fields.get("sector"), fields.get("cluster")
+    if sector is not None and sector.site_id != idea.site_id:
+        raise ValidationError({"sector_id": [SECTOR_NOT_IN_SITE]})
+    if cluster is not None and cluster.site_id != idea.site_id:
+        raise ValidationError({"cluster_id": [CLUSTER_NOT_IN_SITE]})
+    for name, value in fields.items():
+        setattr(idea, name, value)
+    idea.save()
+    return idea
+
+
+@transaction.atomic
+def create_tasks(*, account: Account, ideas: models.QuerySet, idea_ids: list[int]) -> dict:
+    """Turns ideas (of ``ideas``, the caller's scoped queryset) into writer tasks, once each.
+
+    An idea that already has a task is reported in ``skipped`` with that task's id, not converted
+    again; the ideas' rows are locked first, so concurrent calls for one idea make one task (the
+    ``writer_task_once_per_idea`` constraint backs this up). A task's sector is the idea's, else
+    the first sector of its site. Length and tone come from the account's content settings.
+    """
+    wanted = list(dict.fromkeys(idea_ids))
+    found = {idea.pk: idea for idea in ideas.filter(pk__in=wanted).select_for_update(of=("self",)).order_by("pk")}
+    existing = selectors.idea_task_ids(account, found)
+    first_sectors: dict[int, int] = {}
+    site_sectors = Sector.objects.for_account(account).filter(site_id__in={idea.site_id for idea in found.values()}).order_by("site_id", "id")
+    for site_id, sector_id in site_sectors.values_list("site_id", "id"):
+        first_sectors.setdefault(site_id, sector_id)
+    defaults = content_settings(account, "content_generation")
+    tasks, skipped = [], []
+    for idea_id in wanted:
+        idea = found.get(idea_id)
+        sector_id = None if idea is None else idea.sector_id or first_sectors.get(idea.site_id)
+        if idea is None:
+            skipped.append({"idea_id": idea_id, "reason": TaskSkipReason.NOT_FOUND, "task_id": None})
+        elif idea_id in existing:
+            skipped.append({"idea_id": idea_id, "reason": TaskSkipReason.ALREADY_CONVERTED, "task_id": existing[idea_id]})
+        elif sector_id is None:
+            skipped.append({"idea_id": idea_id, "reason": TaskSkipReason.NO_SECTOR, "task_id": None})
+        else:
+            tasks.append(
+                Task(
+                    account=account,
+                    site_id=idea.site_id,
+                    sector_id=sector_id,
+                    idea=idea,
+                    cluster_id=idea.cluster_id,
+                    title=idea.title,
+                    description=idea.description,
+                    keywords=idea.target_keywords,
+                    outline=idea.outline,
+                    content_type=idea.content_type,
+                    content_structure=idea.content_structure,
+                    word_count=defaults["default_article_length"],
+                    tone=defaults["default_tone"],
+                )
+            )
+    Task.objects.bulk_create(tasks, batch_size=INSERT_BATCH_SIZE)
+    converted = [task.idea_id for task in tasks] + list(existing)
+    if converted:
+        ContentIdea.objects.for_account(account).filter(pk__in=converted).exclude(status=IdeaStatus.CONVERTED).update(
+            status=IdeaStatus.CONVERTED, updated_at=timezone.now()
+        )
+    return {"created": len(tasks), "task_ids": [task.pk for task in tasks], "skipped": skipped}

@@ -1,0 +1,458 @@
+"""Images of content: starting their generation, the jobs that make them, and their files.
+
+``writer.generate_images`` creates the images as ``pending`` rows when it is started (so the job
+knows exactly which rows are its own), then extracts one prompt per image from the article, then
+generates each image and stores it through Django's storage API. ``writer.regenerate_image``
+replaces one image's file, keeping the old one until the new one is saved.
+
+Which image is featured: the first image of a request is ``featured`` when the request asks for
+``image_type=featured``, or when it names no type and the content has no featured image yet
+(generated or being generated); every other image is ``in_article``. A new featured image demotes
+the content's earlier one to ``in_article`` once it is generated, so a content has one featured
+image.
+
+Credits: prompt extraction and the images are reserved up front. The extraction is charged as
+soon as its prompts are saved (``ai_prompts_complete``); the images when they are all saved
+(``ai_images_complete``), for as many as were made. A failed or cancelled job frees what was not
+charged, turns its images that have a prompt ``failed`` (``regenerate`` can retry them), removes
+those that never got one, and deletes every file it wrote.
+
+Files are named after the job and the image with a keyed hash (``image-<id>-<hash>.<ext>``): a
+retried attempt or the failure handler finds what an earlier attempt wrote without a record of
+it, and nobody can guess another account's file names. A deleted image takes its file with it.
+"""
+
+from typing import Any
+
+from django.core.files.base import ContentFile
+from django.db import transaction
+from django.db.models import Max
+from django.db.models.signals import post_delete
+from django.dispatch import receiver
+from django.utils import timezone
+from django.utils.crypto import salted_hmac
+from rest_framework.exceptions import ValidationError
+
+from inkwell.ai.types import ArticleDraft, GeneratedImage, TokenUsage
+from inkwell.api.exceptions import StateConflict
+from inkwell.billing.models import CreditReservation, ReservationStatus
+from inkwell.billing.services import cost_of, reserve, settle
+from inkwell.jobs.models import Job, JobStatus
+from inkwell.jobs.services import JobContext, JobFailed, job_kind, start_job
+from inkwell.notifications.models import Severity
+from inkwell.notifications.services import notify
+from inkwell.system.selectors import ai_client, content_settings, integration_settings
+from inkwell.tenancy.models import Account, User
+from inkwell.writer.models import Content, Image, ImageStatus, ImageType, image_upload_to
+
+GENERATE_IMAGES = "writer.generate_images"
+REGENERATE_IMAGE = "writer.regenerate_image"
+PROMPT_EXTRACTION = "image_prompt_extraction"
+IMAGE_GENERATION = "image_generation"
+# Every image of one request is one provider call; the settings cap images per article at 8 too.
+MAX_IMAGES_PER_REQUEST = 8
+# The formats the image providers return (the openai provider reads the format from the bytes).
+EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/webp": "webp"}
+IMAGE_PENDING = "This image is still being generated"
+
+
+def image_settings(account: Account) -> dict:
+    """The account's effective image size, style and max_images."""
+    values = integration_settings(account, "image_generation")
+    return {"size": values["size"], "style": values["style"], "max_images": values["max_images"]}
+
+
+def image_count(account: Account, image_type: str | None, count: int | None, *, max_images: int) -> int:
+    """How many images a request makes: ``count``, at most the account's ``max_images``; by default
+    one featured image, or the account's ``images_per_article`` (at least one, at most ``max_images``)."""
+    if count is not None:
+        if count > max_images:
+            raise ValidationError({"count": [f"Ensure this value is less than or equal to {max_images} (image settings max_images)."]})
+        return count
+    if image_type == ImageType.FEATURED:
+        return 1
+    per_article = content_settings(account, "content_generation")["images_per_article"]
+    return max(1, min(per_article, max_images))
+
+
+def _action_url(content_id: int) -> str:
+    return f"/writer/content/{content_id}"
+
+
+# Files ----------------------------------------------------------------------------------------
+
+
+def _file_names(job_id: int, image: Image) -> list[str]:
+    """Every storage name job ``job_id`` may have written for ``image`` (one per format)."""
+    digest = salted_hmac("inkwell.writer.images.file", f"{job_id}:{image.pk}").hexdigest()[:20]
+    return [image_upload_to(image, f"image-{image.pk}-{digest}.{extension}") for extension in EXTENSIONS.values()]
+
+
+def _store(job: Job, image: Image, generated: GeneratedImage) -> None:
+    """Writes the image's file under this job's name for it and sets the instance's file fields
+    (the row is saved later, with the others)."""
+    extension = EXTENSIONS.get(generated.mime_type)
+    if extension is None:
+        raise JobFailed("The image provider returned an image format that is not supported", code="invalid_provider_output")
+    name = next(name for name in _file_names(job.pk, image) if name.endswith(f".{extension}"))
+    storage = image.file.storage
+    # A crashed earlier attempt may have left this very file; the storage would pick another name.
+    storage.delete(name)
+    image.file.save(name.rsplit("/", 1)[-1], ContentFile(generated.data), save=False)
+    image.width, image.height, image.mime_type = generated.width, generated.height, generated.mime_type
+
+
+def _delete_job_files(job: Job, image_ids: list[int], *, keep: set[str]) -> None:
+    """Deletes what ``job`` wrote for these images, except files a row still points at."""
+    storage = Image._meta.get_field("file").storage
+    for image_id in image_ids:
+        # Built without the row, which may be gone; the names depend only on ids.
+        for name in _file_names(job.pk, Image(pk=image_id, account_id=job.account_id, site_id=job.site_id)):
+            if name not in keep:
+                storage.delete(name)
+
+
+@receiver(post_delete, sender=Image, dispatch_uid="writer.images.delete_file")
+def _delete_file_with_image(sender, instance: Image, **kwargs) -> None:
+    """A deleted image (itself, or with its content, site or account) leaves no file behind."""
+    if instance.file.name:
+        name, storage = instance.file.name, instance.file.storage
+        transaction.on_commit(lambda: storage.delete(name))
+
+
+# Credits --------------------------------------------------------------------------------------
+
+
+def _settle_held(job: Job, operation_type: str, *, amount: int, usage: TokenUsage) -> int:
+    """Charges ``amount`` of the job's held reservation for the operation; what was charged."""
+    reservation = (
+        CreditReservation.objects.for_account(job.account_id)
+        .filter(job=job, operation_type=operation_type, status=ReservationStatus.HELD)
+        .first()
+    )
+    if reservation is None:
+        return 0
+    charged = settle(
+        reservation,
+        amount=min(amount, reservation.amount),
+        model=usage.model,
+        prompt_tokens=usage.prompt_tokens,
+        completion_tokens=usage.completion_tokens,
+    )
+    return charged.credits_used if charged else 0
+
+
+def _total_usage(usages: list[TokenUsage]) -> TokenUsage:
+    return TokenUsage(
+        prompt_tokens=sum(usage.prompt_tokens for usage in usages),
+        completion_tokens=sum(usage.completion_tokens for usage in usages),
+        model=next((usage.model for usage in usages if usage.model), ""),
+    )
+
+
+# Generating the images of a content -----------------------------------------------------------
+
+
+def start_image_generation(*, account: Account, content: Content, user: User | None, image_type: str | None = None, count: int | None = None) -> Job:
+    """Starts ``writer.generate_images`` for ``content``: reserves its credits (402 when short,
+    and then nothing is created) and creates its images as ``pending`` rows."""
+    max_images = image_settings(account)["max_images"]
+    count = image_count(account, image_type, count, max_images=max_images)
+    images = Image.objects.for_account(account).filter(content=content)
+    if image_type is None:
+        has_featured = images.filter(image_type=ImageType.FEATURED).exclude(status=ImageStatus.FAILED).exists()
+        first_type = ImageType.IN_ARTICLE if has_featured else ImageType.FEATURED
+    else:
+        first_type = image_type
+    last_position = images.aggregate(last=Max("position"))["last"]
+    first_position = 0 if last_position is None else last_position + 1
+
+    def prepare(job: Job) -> None:
+        held = {"job": job, "site": content.site, "related": ("content", content.pk)}
+        reserve(account, PROMPT_EXTRACTION, cost_of(PROMPT_EXTRACTION, 1), description=f"Image prompts: {content.title}"[:255], **held)
+        reserve(account, IMAGE_GENERATION, cost_of(IMAGE_GENERATION, count), description=f"Images: {content.title}"[:255], **held)
+        created = Image.objects.bulk_create(
+            Image(
+                account=account,
+                site_id=content.site_id,
+                content=content,
+                image_type=first_type if index == 0 else ImageType.IN_ARTICLE,
+                position=first_position + index,
+                prompt="",
+            )
+            for index in range(count)
+        )
+        job.params = {**job.params, "image_ids": [image.pk for image in created]}
+        job.save(update_fields=["params"])
+
+    return start_job(
+        account=account,
+        kind=GENERATE_IMAGES,
+        params={"content_id": content.pk, "image_type": image_type, "count": count},
+        site=content.site,
+        user=user,
+        prepare=prepare,
+    )
+
+
+def article_of(content: Content) -> ArticleDraft:
+    """The content as the AI engine reads an article (its headings come from the HTML)."""
+    return ArticleDraft(
+        title=content.title,
+        meta_title=content.meta_title,
+        meta_description=content.meta_description,
+        focus_keyword=content.focus_keyword,
+        outline=[],
+        html=content.html,
+        word_count=content.word_count,
+    )
+
+
+def _job_images(job: Job) -> list[Image]:
+    return list(
+        Image.objects.for_account(job.account_id)
+        .filter(pk__in=job.params.get("image_ids", []))
+        .select_related("content", "site")
+        .order_by("position", "id")
+    )
+
+
+def _generation_result(content_id: int, images: list[Image], credits: int) -> dict:
+    return {"content_id": content_id, "image_ids": [image.pk for image in images], "count": len(images), "credits_used": credits}
+
+
+def _save_prompts(ctx: JobContext, images: list[Image], drafts: list, usage: TokenUsage) -> list[Image]:
+    """Gives the images their prompts (those the provider gave no prompt for are removed), charges
+    the extraction and raises ``ai_prompts_complete``, in one transaction. The images kept."""
+    job, content = ctx.job, images[0].content
+    drafts = [draft for draft in drafts if draft.prompt.strip()][: len(images)]
+    if not drafts:
+        raise JobFailed("The AI provider returned no image prompts", code="invalid_provider_output")
+    kept, surplus = images[: len(drafts)], images[len(drafts) :]
+    now = timezone.now()
+    with transaction.atomic():
+        for image, draft in zip(kept, drafts, strict=True):
+            image.prompt, image.alt_text = draft.prompt.strip(), draft.alt_text.strip()[:300]
+            Image.objects.for_account(job.account_id).filter(pk=image.pk, status=ImageStatus.PENDING).update(
+                prompt=image.prompt, alt_text=image.alt_text, updated_at=now
+            )
+        if surplus:
+            Image.objects.for_account(job.account_id).filter(pk__in=[image.pk for image in surplus]).delete()
+        credits = _settle_held(job, PROMPT_EXTRACTION, amount=cost_of(PROMPT_EXTRACTION, 1), usage=usage)
+        notify(
+            job.account,
+            "ai_prompts_complete",
+            title="Image prompts ready",
+            message=f"{len(kept)} image prompt{'s' if len(kept) != 1 else ''} written for “{content.title}”.",
+            severity=Severity.SUCCESS,
+            action_label="View images",
+            action_url=_action_url(content.pk),
+            metadata={"count": len(kept), "credits": credits, "content_id": content.pk},
+            site=images[0].site,
+        )
+    return kept
+
+
+def _save_images(ctx: JobContext, images: list[Image], usages: list[TokenUsage]) -> dict:
+    """Marks the generated images saved, demotes an earlier featured image, charges the images and
+    raises ``ai_images_complete``, in one transaction."""
+    job, content = ctx.job, images[0].content
+    now = timezone.now()
+    rows = Image.objects.for_account(job.account_id)
+    saved, lost = [], []
+    with transaction.atomic():
+        for image in images:
+            updated = rows.filter(pk=image.pk, status=ImageStatus.PENDING).update(
+                file=image.file.name,
+                width=image.width,
+                height=image.height,
+                mime_type=image.mime_type,
+                status=ImageStatus.GENERATED,
+                updated_at=now,
+            )
+            (saved if updated else lost).append(image)
+        if not saved:
+            raise JobFailed("The content was deleted while its images were being generated", code="not_found")
+        if any(image.image_type == ImageType.FEATURED for image in saved):
+            rows.filter(content_id=content.pk, image_type=ImageType.FEATURED).exclude(pk__in=[image.pk for image in saved]).update(
+                image_type=ImageType.IN_ARTICLE, updated_at=now
+            )
+        credits = _settle_held(job, IMAGE_GENERATION, amount=cost_of(IMAGE_GENERATION, len(saved)), usage=_total_usage(usages))
+        notify(
+            job.account,
+            "ai_images_complete",
+            title="Images generated",
+            message=f"{len(saved)} image{'s' if len(saved) != 1 else ''} generated for “{content.title}”.",
+            severity=Severity.SUCCESS,
+            action_label="View images",
+            action_url=_action_url(content.pk),
+            metadata={"count": len(saved), "credits": credits, "content_id": content.pk},
+            site=images[0].site,
+        )
+    # Rows deleted while the images were being made went with their content; so do their files.
+    for image in lost:
+        image.file.storage.delete(image.file.name)
+    return _generation_result(content.pk, saved, credits)
+
+
+def _generation_failed(job: Job) -> None:
+    """Nothing half-made stays: images with a prompt become ``failed``, those without are removed,
+    and every file the job wrote is deleted. The failure is notified (a cancellation is not)."""
+    image_ids = job.params.get("image_ids", [])
+    rows = Image.objects.for_account(job.account_id).filter(pk__in=image_ids)
+    images = list(rows)
+    without_prompt = [image.pk for image in images if image.status == ImageStatus.PENDING and not image.prompt]
+    with transaction.atomic():
+        rows.filter(pk__in=without_prompt).delete()
+        rows.filter(status=ImageStatus.PENDING).exclude(pk__in=without_prompt).update(status=ImageStatus.FAILED, updated_at=timezone.now())
+    _delete_job_files(job, image_ids, keep={image.file.name for image in images if image.file.name})
+    if job.status != JobStatus.FAILED:
+        return
+    reason = (job.error or {}).get("message", "")
+    content_id = job.params.get("content_id")
+    common: dict[str, Any] = {"severity": Severity.ERROR, "action_url": _action_url(content_id), "site": job.site}
+    if without_prompt:
+        notify(
+            job.account,
+            "ai_prompts_failed",
+            title="Image prompts failed",
+            message=f"The image prompts could not be written: {reason}",
+            metadata={"count": len(without_prompt), "credits": 0, "content_id": content_id},
+            **common,
+        )
+    notify(
+        job.account,
+        "ai_images_failed",
+        title="Image generation failed",
+        message=f"The images could not be generated: {reason}",
+        metadata={"count": len(image_ids), "credits": 0, "content_id": content_id},
+        **common,
+    )
+
+
+@job_kind(GENERATE_IMAGES, on_failure=_generation_failed)
+def generate_images(ctx: JobContext) -> dict:
+    images = _job_images(ctx.job)
+    if not images:
+        raise JobFailed("The content was deleted before its images were generated", code="not_found")
+    pending = [image for image in images if image.status == ImageStatus.PENDING]
+    if not pending:
+        # An earlier attempt saved everything and stopped before it could report it.
+        return _generation_result(images[0].content_id, images, 0)
+    account, content = ctx.job.account, pending[0].content
+    config = image_settings(account)
+    client = ai_client(account)
+
+    if any(not image.prompt for image in pending):
+        ctx.progress(5, "Writing image prompts")
+        extraction = client.extract_image_prompts(article_of(content), count=len(pending), style=config["style"])
+        pending = _save_prompts(ctx, pending, extraction.value, extraction.usage)
+
+    usages = []
+    for index, image in enumerate(pending):
+        ctx.progress(10 + 85 * index // len(pending), f"Generating image {index + 1} of {len(pending)}")
+        result = client.generate_image(image.prompt, size=config["size"], style=config["style"])
+        _store(ctx.job, image, result.value)
+        usages.append(result.usage)
+    ctx.progress(95, "Saving images")
+    return _save_images(ctx, pending, usages)
+
+
+# Regenerating one image -----------------------------------------------------------------------
+
+
+def start_image_regeneration(*, account: Account, image: Image, user: User | None, prompt: str | None = None) -> Job:
+    """Starts ``writer.regenerate_image``: one new file for ``image`` (with ``prompt``, which
+    replaces the image's own once the new file is saved). 409 while the image is being generated."""
+    if image.status == ImageStatus.PENDING:
+        raise StateConflict({"image_id": [IMAGE_PENDING]})
+    prompt = (prompt or "").strip() or image.prompt
+    if not prompt:
+        raise ValidationError({"prompt": ["This field is required"]})
+
+    def prepare(job: Job) -> None:
+        cost = cost_of(IMAGE_GENERATION, 1)
+        reserve(
+            account, IMAGE_GENERATION, cost, job=job, site=image.site, related=("image", image.pk), description=f"Image regenerated: #{image.pk}"
+        )
+
+    return start_job(
+        account=account,
+        kind=REGENERATE_IMAGE,
+        params={"image_id": image.pk, "content_id": image.content_id, "prompt": prompt},
+        site=image.site,
+        user=user,
+        prepare=prepare,
+    )
+
+
+def _regeneration_result(image: Image, credits: int) -> dict:
+    return {"image_id": image.pk, "content_id": image.content_id, "count": 1, "credits_used": credits}
+
+
+def _regeneration_failed(job: Job) -> None:
+    """The image keeps its file and state; the file the job wrote is deleted. Notified unless cancelled."""
+    image_id = job.params["image_id"]
+    current = Image.objects.for_account(job.account_id).filter(pk=image_id).values_list("file", flat=True).first()
+    _delete_job_files(job, [image_id], keep={current} if current else set())
+    if job.status != JobStatus.FAILED:
+        return
+    notify(
+        job.account,
+        "ai_images_failed",
+        title="Image regeneration failed",
+        message=f"The image could not be regenerated: {(job.error or {}).get('message', '')}",
+        severity=Severity.ERROR,
+        action_url=_action_url(job.params.get("content_id")),
+        metadata={"count": 1, "credits": 0, "content_id": job.params.get("content_id"), "image_id": image_id},
+        site=job.site,
+    )
+
+
+@job_kind(REGENERATE_IMAGE, on_failure=_regeneration_failed)
+def regenerate_image(ctx: JobContext) -> dict:
+    job = ctx.job
+    rows = Image.objects.for_account(job.account_id)
+    image = rows.select_related("content", "site").filter(pk=job.params["image_id"]).first()
+    if image is None:
+        raise JobFailed("The image was deleted before it could be regenerated", code="not_found")
+    if image.file.name in _file_names(job.pk, image):
+        # An earlier attempt saved the new file and stopped before it could report it.
+        return _regeneration_result(image, 0)
+    config = image_settings(job.account)
+    ctx.progress(10, "Generating the image")
+    result = ai_client(job.account).generate_image(job.params["prompt"], size=config["size"], style=config["style"])
+    _store(job, image, result.value)
+    ctx.progress(95, "Saving the image")
+    new_name, storage = image.file.name, image.file.storage
+    with transaction.atomic():
+        # Locked, so that of two regenerations of one image each deletes the file it replaced.
+        current = rows.select_for_update().filter(pk=image.pk).values_list("file", flat=True).first()
+        if current is not None:
+            rows.filter(pk=image.pk).update(
+                file=new_name,
+                prompt=job.params["prompt"],
+                width=image.width,
+                height=image.height,
+                mime_type=image.mime_type,
+                status=ImageStatus.GENERATED,
+                updated_at=timezone.now(),
+            )
+            credits = _settle_held(job, IMAGE_GENERATION, amount=cost_of(IMAGE_GENERATION, 1), usage=result.usage)
+            notify(
+                job.account,
+                "ai_images_complete",
+                title="Image regenerated",
+                message=f"A new image was generated for “{image.content.title}”.",
+                severity=Severity.SUCCESS,
+                action_label="View images",
+                action_url=_action_url(image.content_id),
+                metadata={"count": 1, "credits": credits, "content_id": image.content_id},
+                site=image.site,
+            )
+            if current and current != new_name:
+                transaction.on_commit(lambda: storage.delete(current))
+    if current is None:
+        storage.delete(new_name)
+        raise JobFailed("The image was deleted while it was being regenerated", code="not_found")
+    return _regeneration_result(image, credits)

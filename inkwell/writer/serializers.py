@@ -1,0 +1,307 @@
+"""Input and output shapes of the writer's task, content and taxonomy endpoints."""
+
+from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from inkwell.ai.local.phrases import STRUCTURES, TONES
+from inkwell.planner.models import ContentIdea
+from inkwell.tenancy.serializers import AccountSectorField, AccountSiteField, SiteSectorPayloadMixin
+from inkwell.writer.models import Content, ContentRevision, ContentStatus, SiteStatus, Task, Taxonomy, TaxonomyType
+
+# The spec's field messages (Errors / Field-level messages, Writer rows), word for word.
+REQUIRED = "This field is required"
+INVALID_STATUS = "Invalid status value"
+PAST_PUBLISH_TIME = "The publish time must be in the future"
+
+WORD_COUNT_RANGE = (100, 10_000)
+WORD_COUNT_MESSAGE = f"Word count must be between {WORD_COUNT_RANGE[0]} and {WORD_COUNT_RANGE[1]}"
+CONTENT_TYPES = ("post", "page")
+META_TITLE_MAX = Content._meta.get_field("meta_title").max_length
+META_DESCRIPTION_MAX = Content._meta.get_field("meta_description").max_length
+MAX_BULK_TASKS = 500
+MAX_LIST_ITEMS = 50
+MAX_HTML_LENGTH = 500_000
+
+
+class MemoizedLookupMixin:
+    """A bulk payload names the same site and sector in every item: each id is looked up once per request."""
+
+    def to_internal_value(self, data):
+        memo = self.context.setdefault(f"lookups:{type(self).__name__}", {})
+        key = repr(data)
+        if key not in memo:
+            memo[key] = super().to_internal_value(data)
+        return memo[key]
+
+
+class WriterSiteField(MemoizedLookupMixin, AccountSiteField):
+    pass
+
+
+class WriterSectorField(MemoizedLookupMixin, AccountSectorField):
+    pass
+
+
+@extend_schema_field(OpenApiTypes.INT)
+class AccountIdeaField(serializers.PrimaryKeyRelatedField):
+    default_error_messages = {"does_not_exist": "Idea must belong to your account", "incorrect_type": "Idea must belong to your account"}
+
+    def get_queryset(self):
+        return ContentIdea.objects.for_account(self.context["request"].account)
+
+
+@extend_schema_field(OpenApiTypes.INT)
+class AccountTaskField(serializers.PrimaryKeyRelatedField):
+    default_error_messages = {"does_not_exist": "Task must belong to your account", "incorrect_type": "Task must belong to your account"}
+
+    def get_queryset(self):
+        return Task.objects.for_account(self.context["request"].account)
+
+
+@extend_schema_field(OpenApiTypes.INT)
+class AccountTaxonomyField(serializers.PrimaryKeyRelatedField):
+    default_error_messages = {"does_not_exist": "Parent must belong to your account", "incorrect_type": "Parent must belong to your account"}
+
+    def get_queryset(self):
+        return Taxonomy.objects.for_account(self.context["request"].account)
+
+
+def required_text(max_length: int, **kwargs) -> serializers.CharField:
+    return serializers.CharField(max_length=max_length, error_messages={"blank": REQUIRED, "null": REQUIRED}, **kwargs)
+
+
+def text_list(max_item_length: int, **kwargs) -> serializers.ListField:
+    return serializers.ListField(
+        child=serializers.CharField(max_length=max_item_length), max_length=MAX_LIST_ITEMS, required=False, **kwargs
+    )
+
+
+# Tasks
+
+
+class TaskSerializer(serializers.ModelSerializer):
+    site_id = serializers.IntegerField(read_only=True)
+    sector_id = serializers.IntegerField(read_only=True)
+    idea_id = serializers.IntegerField(read_only=True, allow_null=True)
+    cluster_id = serializers.IntegerField(read_only=True, allow_null=True)
+    content_id = serializers.IntegerField(read_only=True, allow_null=True, help_text="The newest content written from this task.")
+    keywords = serializers.ListField(child=serializers.CharField(), read_only=True)
+    outline = serializers.ListField(child=serializers.CharField(), read_only=True)
+
+    class Meta:
+        model = Task
+        fields = [
+            "id",
+            "site_id",
+            "sector_id",
+            "idea_id",
+            "cluster_id",
+            "title",
+            "description",
+            "keywords",
+            "outline",
+            "content_type",
+            "content_structure",
+            "word_count",
+            "tone",
+            "status",
+            "content_id",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = fields
+
+
+class TaskInputSerializer(SiteSectorPayloadMixin, serializers.Serializer):
+    """A task to create or change. Left out on creation, ``word_count``, ``tone`` and
+    ``content_structure`` come from the account's content generation settings."""
+
+    title = required_text(300)
+    site_id = WriterSiteField(source="site")
+    sector_id = WriterSectorField(source="sector")
+    description = serializers.CharField(max_length=5000, required=False, allow_blank=True)
+    keywords = text_list(255, help_text="Target keywords; the first is the focus keyword.")
+    outline = text_list(300, help_text="Section headings the article should follow.")
+    content_type = serializers.ChoiceField(choices=CONTENT_TYPES, required=False, error_messages={"invalid_choice": "Invalid content type"})
+    content_structure = serializers.ChoiceField(choices=STRUCTURES, required=False, error_messages={"invalid_choice": "Invalid content structure"})
+    word_count = serializers.IntegerField(
+        min_value=WORD_COUNT_RANGE[0],
+        max_value=WORD_COUNT_RANGE[1],
+        required=False,
+        error_messages={"min_value": WORD_COUNT_MESSAGE, "max_value": WORD_COUNT_MESSAGE},
+    )
+    tone = serializers.ChoiceField(choices=TONES, required=False, error_messages={"invalid_choice": "Invalid tone"})
+    idea_id = AccountIdeaField(source="idea", required=False, allow_null=True)
+
+    def validate(self, attrs):
+        attrs = super().validate(attrs)
+        idea, site = attrs.get("idea"), attrs.get("site")
+        if idea is not None and site is not None and idea.site_id != site.pk:
+            raise serializers.ValidationError({"idea_id": ["Idea must belong to the selected site"]})
+        return attrs
+
+
+class BoundedListField(serializers.ListField):
+    """Checks the length before validating the items, so an oversized payload is refused at once."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, list) and self.max_length is not None and len(data) > self.max_length:
+            self.fail("max_length", max_length=self.max_length)
+        return super().to_internal_value(data)
+
+
+class TaskBulkCreateInputSerializer(serializers.Serializer):
+    tasks = BoundedListField(
+        child=TaskInputSerializer(),
+        allow_empty=False,
+        max_length=MAX_BULK_TASKS,
+        error_messages={"empty": "Give at least one task", "max_length": f"At most {MAX_BULK_TASKS} tasks in one request"},
+    )
+
+
+class TaskBulkCreateResultSerializer(serializers.Serializer):
+    created = serializers.IntegerField(help_text="How many tasks were created.")
+    task_ids = serializers.ListField(child=serializers.IntegerField(), help_text="Their ids, in the order given.")
+
+
+# Content
+
+
+class ContentListItemSerializer(serializers.ModelSerializer):
+    """A content in lists: everything but the body, which ``GET /writer/content/{id}/`` returns."""
+
+    site_id = serializers.IntegerField(read_only=True)
+    sector_id = serializers.IntegerField(read_only=True, allow_null=True)
+    task_id = serializers.IntegerField(read_only=True, allow_null=True)
+    keywords = serializers.ListField(child=serializers.CharField(), read_only=True)
+
+    class Meta:
+        model = Content
+        fields = [
+            "id",
+            "site_id",
+            "sector_id",
+            "task_id",
+            "title",
+            "meta_title",
+            "meta_description",
+            "focus_keyword",
+            "keywords",
+            "word_count",
+            "status",
+            "site_status",
+            "scheduled_publish_at",
+            "published_at",
+            "external_id",
+            "external_url",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = fields
+
+
+class ContentSerializer(ContentListItemSerializer):
+    class Meta(ContentListItemSerializer.Meta):
+        fields = [*ContentListItemSerializer.Meta.fields[:5], "html", *ContentListItemSerializer.Meta.fields[5:]]
+        read_only_fields = fields
+
+
+class ContentFieldsMixin(serializers.Serializer):
+    """The fields a person edits; the body is sanitised by the service, the meta lengths checked here."""
+
+    html = serializers.CharField(max_length=MAX_HTML_LENGTH, required=False, allow_blank=True, trim_whitespace=False)
+    meta_title = serializers.CharField(
+        max_length=META_TITLE_MAX,
+        required=False,
+        allow_blank=True,
+        error_messages={"max_length": f"Meta title must be at most {META_TITLE_MAX} characters"},
+    )
+    meta_description = serializers.CharField(
+        max_length=META_DESCRIPTION_MAX,
+        required=False,
+        allow_blank=True,
+        error_messages={"max_length": f"Meta description must be at most {META_DESCRIPTION_MAX} characters"},
+    )
+    focus_keyword = serializers.CharField(max_length=255, required=False, allow_blank=True)
+    keywords = text_list(255)
+
+
+class ContentCreateInputSerializer(SiteSectorPayloadMixin, ContentFieldsMixin):
+    title = required_text(300)
+    site_id = WriterSiteField(source="site")
+    sector_id = WriterSectorField(source="sector", required=False, allow_null=True)
+    task_id = AccountTaskField(source="task", required=False, allow_null=True)
+
+    def validate(self, attrs):
+        attrs = super().validate(attrs)
+        task, site = attrs.get("task"), attrs.get("site")
+        if task is not None and site is not None and task.site_id != site.pk:
+            raise serializers.ValidationError({"task_id": ["Task must belong to the selected site"]})
+        return attrs
+
+
+class ContentUpdateInputSerializer(ContentFieldsMixin):
+    """``status`` moves the workflow: draft → review, review → approved or back to draft, approved → review."""
+
+    title = required_text(300)
+    sector_id = WriterSectorField(source="sector", required=False, allow_null=True)
+    status = serializers.ChoiceField(choices=ContentStatus.choices, required=False, error_messages={"invalid_choice": INVALID_STATUS})
+
+
+class ContentRevisionSerializer(serializers.ModelSerializer):
+    content_id = serializers.IntegerField(read_only=True)
+    created_by_id = serializers.IntegerField(read_only=True, allow_null=True)
+
+    class Meta:
+        model = ContentRevision
+        fields = ["id", "content_id", "title", "html", "meta_title", "meta_description", "status", "created_by_id", "created_at"]
+        read_only_fields = fields
+
+
+class ScheduleInputSerializer(serializers.Serializer):
+    scheduled_publish_at = serializers.DateTimeField(help_text="When to publish: a timestamp in the future.")
+
+    def validate_scheduled_publish_at(self, value):
+        if value <= timezone.now():
+            raise serializers.ValidationError(PAST_PUBLISH_TIME)
+        return value
+
+
+class ScheduleResultSerializer(serializers.Serializer):
+    """The spec's schedule result."""
+
+    content_id = serializers.IntegerField()
+    site_status = serializers.ChoiceField(choices=SiteStatus.choices)
+    scheduled_publish_at = serializers.DateTimeField(allow_null=True)
+
+
+# Taxonomies
+
+
+class TaxonomySerializer(serializers.ModelSerializer):
+    site_id = serializers.IntegerField(read_only=True)
+    parent_id = serializers.IntegerField(read_only=True, allow_null=True)
+
+    class Meta:
+        model = Taxonomy
+        fields = ["id", "site_id", "taxonomy_type", "name", "slug", "parent_id", "external_id", "created_at"]
+        read_only_fields = fields
+
+
+class TaxonomyInputSerializer(serializers.Serializer):
+    site_id = WriterSiteField(source="site")
+    taxonomy_type = serializers.ChoiceField(choices=TaxonomyType.choices, error_messages={"invalid_choice": "Invalid taxonomy type"})
+    name = required_text(200)
+    slug = serializers.SlugField(max_length=200, allow_unicode=True, required=False, allow_blank=True, help_text="Made from the name when left out.")
+    parent_id = AccountTaxonomyField(source="parent", required=False, allow_null=True, help_text="A category of the same site (categories only).")
+
+    def validate(self, attrs):
+        parent, site, taxonomy_type = attrs.get("parent"), attrs.get("site"), attrs.get("taxonomy_type")
+        if parent is not None:
+            if taxonomy_type != TaxonomyType.CATEGORY:
+                raise serializers.ValidationError({"parent_id": ["Only categories have a parent"]})
+            if parent.site_id != site.pk or parent.taxonomy_type != TaxonomyType.CATEGORY:
+                raise serializers.ValidationError({"parent_id": ["Parent must be a category of the selected site"]})
+        return attrs

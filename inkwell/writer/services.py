@@ -1,0 +1,281 @@
+"""Writes of the writer domain: tasks, content and its workflow, schedules and taxonomies."""
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.text import slugify
+from rest_framework.exceptions import ValidationError
+
+from inkwell.api.exceptions import Conflict, StateConflict
+from inkwell.billing.services import cost_of, reserve_for_job
+from inkwell.jobs.models import Job
+from inkwell.jobs.services import start_job
+from inkwell.notifications.models import NotificationType
+from inkwell.notifications.services import notify
+from inkwell.planner.models import ContentIdea, IdeaStatus
+from inkwell.system.selectors import content_settings
+from inkwell.tenancy.models import Account, Sector, Site, User
+from inkwell.tenancy.serializers import SECTOR_NOT_IN_SITE
+from inkwell.writer.models import Content, ContentRevision, ContentStatus, SiteStatus, Task, TaskStatus, Taxonomy, TaxonomyType
+from inkwell.writer.sanitize import clean_html, visible_word_count
+
+GENERATE_CONTENT = "writer.generate_content"
+# Task fields that, left out on creation, take the account's content generation settings.
+TASK_SETTING_DEFAULTS = {"word_count": "default_article_length", "tone": "default_tone", "content_structure": "default_structure"}
+# The workflow a person moves content through (API-CONTRACT section 7); `published` is the publisher's to set.
+TRANSITIONS = {
+    ContentStatus.DRAFT: frozenset({ContentStatus.REVIEW}),
+    ContentStatus.REVIEW: frozenset({ContentStatus.APPROVED, ContentStatus.DRAFT}),
+    ContentStatus.APPROVED: frozenset({ContentStatus.REVIEW}),
+}
+# A change of any of these keeps the previous version as a revision.
+REVISED_FIELDS = ("title", "html", "meta_title", "meta_description")
+IDEA_TAKEN = "This idea already has a task"
+IDEA_NOT_IN_SITE = "Idea must belong to the selected site"
+NO_CMS_INTEGRATION = "This site has no CMS integration"
+
+
+# Tasks
+
+
+def _task_defaults(account: Account) -> dict:
+    settings = content_settings(account, "content_generation")
+    return {field: settings[key] for field, key in TASK_SETTING_DEFAULTS.items()}
+
+
+def _check_ideas_free(account: Account, idea_ids: list[int | None], error_key, *, exclude_task: Task | None = None) -> None:
+    """Each idea becomes one task: an idea that has one already, or is named twice, is a 409 on its item."""
+    wanted = [idea_id for idea_id in idea_ids if idea_id]
+    if not wanted:
+        return
+    others = Task.objects.for_account(account).filter(idea_id__in=wanted)
+    if exclude_task is not None:
+        others = others.exclude(pk=exclude_task.pk)
+    taken = set(others.values_list("idea_id", flat=True))
+    errors, seen = {}, set()
+    for index, idea_id in enumerate(idea_ids):
+        if idea_id and (idea_id in taken or idea_id in seen):
+            errors[error_key(index)] = [IDEA_TAKEN]
+        seen.add(idea_id)
+    if errors:
+        raise Conflict(errors)
+
+
+def _mark_ideas_converted(account: Account, idea_ids: list[int]) -> None:
+    idea_ids = [idea_id for idea_id in idea_ids if idea_id]
+    if idea_ids:
+        ContentIdea.objects.for_account(account).filter(pk__in=idea_ids).update(status=IdeaStatus.CONVERTED, updated_at=timezone.now())
+
+
+def _new_task(account: Account, defaults: dict, fields: dict) -> Task:
+    idea = fields.get("idea")
+    return Task(account=account, cluster_id=idea.cluster_id if idea else None, **{**defaults, **fields})
+
+
+def _idea_id(fields: dict) -> int | None:
+    return fields["idea"].pk if fields.get("idea") is not None else None
+
+
+@transaction.atomic
+def tasks_bulk_create(*, account: Account, items: list[dict]) -> list[Task]:
+    """Creates every task or none, in one INSERT; ideas the items name are marked converted.
+
+    ``items`` are validated ``TaskInputSerializer`` values; an idea that has a task already is a
+    409 naming ``tasks.N.idea_id``.
+    """
+    idea_ids = [_idea_id(item) for item in items]
+    _check_ideas_free(account, idea_ids, lambda index: f"tasks.{index}.idea_id")
+    defaults = _task_defaults(account)
+    tasks = Task.objects.bulk_create([_new_task(account, defaults, item) for item in items])
+    _mark_ideas_converted(account, idea_ids)
+    return tasks
+
+
+@transaction.atomic
+def task_create(*, account: Account, **fields) -> Task:
+    _check_ideas_free(account, [_idea_id(fields)], lambda index: "idea_id")
+    task = _new_task(account, _task_defaults(account), fields)
+    task.save()
+    _mark_ideas_converted(account, [task.idea_id])
+    return task
+
+
+@transaction.atomic
+def task_update(*, task: Task, **fields) -> Task:
+    """Changes the fields given; the sector and the idea must stay on the task's (new) site. A task
+    whose content is being generated keeps the brief it was charged for (409)."""
+    if task.status == TaskStatus.GENERATING:
+        raise StateConflict({"status": ["A task whose content is being generated cannot be changed"]})
+    site = fields.get("site", task.site)
+    sector = fields.get("sector", task.sector)
+    if sector.site_id != site.pk:
+        raise ValidationError({"sector_id": [SECTOR_NOT_IN_SITE]})
+    idea = fields["idea"] if "idea" in fields else task.idea
+    if idea is not None and idea.site_id != site.pk:
+        raise ValidationError({"idea_id": [IDEA_NOT_IN_SITE]})
+    if "idea" in fields:
+        _check_ideas_free(task.account_id, [_idea_id(fields)], lambda index: "idea_id", exclude_task=task)
+        task.cluster_id = idea.cluster_id if idea else None
+    for name, value in fields.items():
+        setattr(task, name, value)
+    task.save()
+    if "idea" in fields:
+        _mark_ideas_converted(task.account_id, [task.idea_id])
+    return task
+
+
+def task_delete(*, task: Task) -> None:
+    deleted, _ = Task.objects.for_account(task.account_id).filter(pk=task.pk).exclude(status=TaskStatus.GENERATING).delete()
+    if not deleted:
+        raise StateConflict({"status": ["A task whose content is being generated cannot be deleted"]})
+
+
+def start_content_generation(*, account: Account, task: Task, user: User) -> Job:
+    """Starts the ``writer.generate_content`` job for the task, holding its cost
+    (``content_generation`` per requested word): 402 when the balance cannot cover it, 409 when
+    the task is generating already; either way nothing changes."""
+    amount = cost_of("content_generation", task.word_count)
+    with transaction.atomic():
+        claimed = (
+            Task.objects.for_account(account)
+            .filter(pk=task.pk)
+            .exclude(status=TaskStatus.GENERATING)
+            .update(status=TaskStatus.GENERATING, updated_at=timezone.now())
+        )
+        if not claimed:
+            raise StateConflict({"status": ["Content for this task is being generated already"]})
+        return start_job(
+            account=account,
+            kind=GENERATE_CONTENT,
+            params={"task_id": task.pk},
+            site=task.site,
+            user=user,
+            prepare=reserve_for_job("content_generation", amount, description=f"Content: {task.title}"[:255]),
+        )
+
+
+# Content
+
+
+def content_create(
+    *,
+    account: Account,
+    site: Site,
+    title: str,
+    sector: Sector | None = None,
+    task: Task | None = None,
+    html: str = "",
+    meta_title: str = "",
+    meta_description: str = "",
+    focus_keyword: str = "",
+    keywords: list[str] | None = None,
+) -> Content:
+    """A new content in ``draft``, its body sanitised and its words counted."""
+    html = clean_html(html)
+    return Content.objects.create(
+        account=account,
+        site=site,
+        sector=sector,
+        task=task,
+        title=title,
+        html=html,
+        meta_title=meta_title,
+        meta_description=meta_description,
+        focus_keyword=focus_keyword,
+        keywords=keywords or [],
+        word_count=visible_word_count(html),
+        status=ContentStatus.DRAFT,
+    )
+
+
+def _notify_ready_for_review(account: Account, content: Content) -> None:
+    notify(
+        account,
+        NotificationType.CONTENT_READY_REVIEW,
+        title="",
+        message=f'"{content.title}" is ready for review.',
+        action_label="Review",
+        action_url=f"/writer/content/{content.pk}",
+        metadata={"count": 1, "content_id": content.pk},
+        site=content.site,
+    )
+
+
+@transaction.atomic
+def content_update(*, account: Account, content: Content, user: User | None, **fields) -> Content:
+    """Changes the fields given (validated ``ContentUpdateInputSerializer`` values).
+
+    The body is sanitised and its words counted again; ``status`` may only follow ``TRANSITIONS``
+    (409 otherwise); a change of the title, body or meta fields keeps the previous version as a
+    ``ContentRevision``; entering ``review`` raises ``content_ready_review``.
+    """
+    current = Content.objects.for_account(account).select_for_update().get(pk=content.pk)
+    sector = fields.get("sector")
+    if sector is not None and sector.site_id != current.site_id:
+        raise ValidationError({"sector_id": [SECTOR_NOT_IN_SITE]})
+    status = fields.pop("status", current.status)
+    if status != current.status and status not in TRANSITIONS.get(current.status, frozenset()):
+        raise StateConflict({"status": [f"Content cannot move from {current.status} to {status}"]})
+    if "html" in fields:
+        fields["html"] = clean_html(fields["html"])
+
+    if any(name in fields and fields[name] != getattr(current, name) for name in REVISED_FIELDS):
+        ContentRevision.objects.create(
+            account=account,
+            content=current,
+            title=current.title,
+            html=current.html,
+            meta_title=current.meta_title,
+            meta_description=current.meta_description,
+            status=current.status,
+            created_by=user,
+        )
+    entering_review = status == ContentStatus.REVIEW and current.status != ContentStatus.REVIEW
+    for name, value in fields.items():
+        setattr(current, name, value)
+    current.status = status
+    current.word_count = visible_word_count(current.html)
+    current.save()
+    if entering_review:
+        _notify_ready_for_review(account, current)
+    return current
+
+
+def content_schedule(*, content: Content, scheduled_publish_at) -> dict:
+    """Places the content on the publishing schedule (any publishing status but ``publishing``)."""
+    scheduled = (
+        Content.objects.for_account(content.account_id)
+        .filter(pk=content.pk)
+        .exclude(site_status=SiteStatus.PUBLISHING)
+        .update(site_status=SiteStatus.SCHEDULED, scheduled_publish_at=scheduled_publish_at, updated_at=timezone.now())
+    )
+    if not scheduled:
+        raise StateConflict({"site_status": ["Content that is being published cannot be scheduled"]})
+    return {"content_id": content.pk, "site_status": SiteStatus.SCHEDULED, "scheduled_publish_at": scheduled_publish_at}
+
+
+def content_unschedule(*, content: Content) -> dict:
+    """Takes scheduled content off the schedule: ``not_published``, no publish time."""
+    unscheduled = (
+        Content.objects.for_account(content.account_id)
+        .filter(pk=content.pk, site_status=SiteStatus.SCHEDULED)
+        .update(site_status=SiteStatus.NOT_PUBLISHED, scheduled_publish_at=None, updated_at=timezone.now())
+    )
+    if not unscheduled:
+        raise StateConflict({"site_status": ["Content is not scheduled"]})
+    return {"content_id": content.pk, "site_status": SiteStatus.NOT_PUBLISHED, "scheduled_publish_at": None}
+
+
+# Taxonomies
+
+
+@transaction.atomic
+def taxonomy_create(*, account: Account, site: Site, taxonomy_type: str, name: str, slug: str = "", parent: Taxonomy | None = None) -> Taxonomy:
+    """A category or tag of the site; the slug is made from the name when not given, and is unique per site and type (409)."""
+    slug = slug or slugify(name) or slugify(name, allow_unicode=True)
+    if not slug:
+        raise ValidationError({"name": ["Enter a name with letters or digits"]})
+    if Taxonomy.objects.for_account(account).filter(site=site, taxonomy_type=taxonomy_type, slug=slug).exists():
+        label = TaxonomyType(taxonomy_type).label.lower()
+        raise Conflict({"slug": [f"A {label} with this slug already exists on this site"]})
+    return Taxonomy.objects.create(account=account, site=site, taxonomy_type=taxonomy_type, name=name, slug=slug, parent=parent)
+

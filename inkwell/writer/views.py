@@ -1,0 +1,174 @@
+"""The writer's tasks, content and taxonomies (spec: Writer). Images: ``image_views``."""
+
+from django.db.models import OuterRef, Subquery
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins
+from rest_framework.decorators import action
+
+from inkwell.api.envelope import created, ok
+from inkwell.api.exceptions import StateConflict
+from inkwell.api.idempotency import idempotent
+from inkwell.api.schema import ErrorEnvelopeSerializer
+from inkwell.api.views import validated
+from inkwell.jobs.serializers import JobStartedSerializer
+from inkwell.jobs.views import job_accepted
+from inkwell.tenancy.viewsets import AccountScopedViewSet
+from inkwell.writer import serializers as s
+from inkwell.writer import services
+from inkwell.writer.filters import ContentFilter, TaskFilter, TaxonomyFilter
+from inkwell.writer.image_serializers import GenerateImagesInputSerializer
+from inkwell.writer.image_views import generate_images_response
+from inkwell.writer.models import Content, ContentRevision, Task, Taxonomy
+
+
+class WriterViewSet(AccountScopedViewSet):
+    module = "writer"
+    throttle_scope = "content"
+
+
+@extend_schema(tags=["writer"])
+class TaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin, WriterViewSet):
+    """Writing briefs. ``content_id`` is the newest content written from the task."""
+
+    queryset = Task.objects.all()
+    serializer_class = s.TaskSerializer
+    filterset_class = TaskFilter
+
+    def scoped_queryset(self, queryset):
+        newest_content = Content.objects.for_account(self.request.account).filter(task=OuterRef("pk")).order_by("-created_at", "-id").values("pk")[:1]
+        return queryset.annotate(content_id=Subquery(newest_content))
+
+    def _answer(self, task: Task) -> dict:
+        return self.get_serializer(self.get_queryset().get(pk=task.pk)).data
+
+    @extend_schema(request=s.TaskInputSerializer, responses={201: s.TaskSerializer})
+    def create(self, request):
+        task = services.task_create(account=request.account, **validated(s.TaskInputSerializer, request))
+        return created(self._answer(task))
+
+    @extend_schema(request=s.TaskInputSerializer, responses={200: s.TaskSerializer})
+    def update(self, request, pk=None, partial=False):
+        task = self.get_object()
+        task = services.task_update(task=task, **validated(s.TaskInputSerializer, request, partial=partial))
+        return ok(self._answer(task))
+
+    @extend_schema(request=s.TaskInputSerializer, responses={200: s.TaskSerializer})
+    def partial_update(self, request, pk=None):
+        return self.update(request, pk, partial=True)
+
+    def perform_destroy(self, instance):
+        services.task_delete(task=instance)
+
+    @extend_schema(request=s.TaskBulkCreateInputSerializer, responses={201: s.TaskBulkCreateResultSerializer})
+    @action(detail=False, methods=["post"])
+    def bulk_create(self, request):
+        """Creates every task or none (errors name ``tasks.N.field``)."""
+        tasks = services.tasks_bulk_create(account=request.account, items=validated(s.TaskBulkCreateInputSerializer, request)["tasks"])
+        return created({"created": len(tasks), "task_ids": [task.pk for task in tasks]})
+
+    @extend_schema(request=None, responses={202: JobStartedSerializer, 402: ErrorEnvelopeSerializer})
+    @action(detail=True, methods=["post"], throttle_scope="ai")
+    @idempotent
+    def generate_content(self, request, pk=None):
+        """Writes the task's article in the background (job ``writer.generate_content``): a ``draft``
+        content, ``ai_content_complete`` or ``ai_content_failed``. Costs ``content_generation``
+        credits per requested word (402 when short); 409 while the task is generating."""
+        job = services.start_content_generation(account=request.account, task=self.get_object(), user=request.user)
+        return job_accepted(job)
+
+
+@extend_schema(tags=["writer"])
+class ContentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, WriterViewSet):
+    """Articles. Lists leave the body (``html``) out; the detail has it."""
+
+    queryset = Content.objects.all()
+    serializer_class = s.ContentSerializer
+    filterset_class = ContentFilter
+
+    def get_serializer_class(self):
+        return s.ContentListItemSerializer if self.action == "list" else s.ContentSerializer
+
+    @extend_schema(request=s.ContentCreateInputSerializer, responses={201: s.ContentSerializer})
+    def create(self, request):
+        content = services.content_create(account=request.account, **validated(s.ContentCreateInputSerializer, request))
+        return created(s.ContentSerializer(content).data)
+
+    def _update(self, request, *, partial: bool):
+        content = self.get_object()
+        fields = validated(s.ContentUpdateInputSerializer, request, partial=partial)
+        content = services.content_update(account=request.account, content=content, user=request.user, **fields)
+        return ok(s.ContentSerializer(content).data)
+
+    @extend_schema(request=s.ContentUpdateInputSerializer, responses={200: s.ContentSerializer})
+    def update(self, request, pk=None):
+        return self._update(request, partial=False)
+
+    @extend_schema(request=s.ContentUpdateInputSerializer, responses={200: s.ContentSerializer})
+    def partial_update(self, request, pk=None):
+        return self._update(request, partial=True)
+
+    @extend_schema(request=s.ContentUpdateInputSerializer, responses={200: s.ContentSerializer})
+    @action(detail=True, methods=["post"])
+    def update_content(self, request, pk=None):
+        """Update with validation: the fields given change, the others stay. The title may not be
+        blank, the body is sanitised, the meta title is at most 60 and the meta description at most
+        160 characters; ``status`` moves draft → review → approved (review may go back to draft,
+        approved back to review; anything else is a 409). A change of the title, body or meta fields
+        keeps the previous version (``revisions``); entering review raises ``content_ready_review``."""
+        return self._update(request, partial=True)
+
+    @extend_schema(request=None, responses={200: s.ContentRevisionSerializer(many=True)})
+    @action(detail=True, methods=["get"], filter_backends=[])
+    def revisions(self, request, pk=None):
+        """Earlier versions of the content, newest first."""
+        revisions = ContentRevision.objects.for_account(request.account).filter(content=self.get_object())
+        return self.get_paginated_response(s.ContentRevisionSerializer(self.paginate_queryset(revisions), many=True).data)
+
+    @extend_schema(request=GenerateImagesInputSerializer, responses={202: JobStartedSerializer, 402: ErrorEnvelopeSerializer})
+    @action(detail=True, methods=["post"], throttle_scope="ai")
+    @idempotent
+    def generate_images(self, request, pk=None):
+        """Makes images for the content in the background: prompts extracted from the article, then
+        the images (``ai_prompts_*``, ``ai_images_*``). ``image_type``: featured or in_article."""
+        return generate_images_response(request, self.get_object())
+
+    @extend_schema(request=None, responses={409: ErrorEnvelopeSerializer})
+    @action(detail=True, methods=["post"])
+    def publish_to_cms(self, request, pk=None):
+        """Publishes the content through the site's CMS integration.
+
+        Sites get CMS integrations with the integration issue, whose publishing service this
+        endpoint then calls; until a site has one, the answer is 409 ``state_conflict`` with
+        ``errors.site``: "This site has no CMS integration".
+        """
+        self.get_object()
+        raise StateConflict({"site": [services.NO_CMS_INTEGRATION]})
+
+    @extend_schema(request=s.ScheduleInputSerializer, responses={200: s.ScheduleResultSerializer})
+    @action(detail=True, methods=["post"])
+    def schedule(self, request, pk=None):
+        """Puts the content on the publishing schedule: ``site_status`` becomes ``scheduled``. The
+        time must be in the future (400); content being published is a 409."""
+        content = self.get_object()
+        result = services.content_schedule(content=content, **validated(s.ScheduleInputSerializer, request))
+        return ok(s.ScheduleResultSerializer(result).data)
+
+    @extend_schema(request=None, responses={200: s.ScheduleResultSerializer})
+    @action(detail=True, methods=["post"])
+    def unschedule(self, request, pk=None):
+        """Takes scheduled content off the schedule (``not_published``, no time); 409 when it is not scheduled."""
+        return ok(s.ScheduleResultSerializer(services.content_unschedule(content=self.get_object())).data)
+
+
+@extend_schema(tags=["writer"])
+class TaxonomyViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin, WriterViewSet):
+    """A site's categories and tags, created here or (later) brought in by a CMS sync."""
+
+    queryset = Taxonomy.objects.all()
+    serializer_class = s.TaxonomySerializer
+    filterset_class = TaxonomyFilter
+
+    @extend_schema(request=s.TaxonomyInputSerializer, responses={201: s.TaxonomySerializer})
+    def create(self, request):
+        taxonomy = services.taxonomy_create(account=request.account, **validated(s.TaxonomyInputSerializer, request))
+        return created(self.get_serializer(taxonomy).data)
