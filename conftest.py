@@ -58,6 +58,27 @@ def isolated_cache(settings):
 
 
 @pytest.fixture(autouse=True)
+def offline_ai(settings):
+    """Every test starts on the offline providers, with no keys, known model names, short timeouts
+    and no retries, whatever the environment configures: no test calls a real AI provider."""
+    settings.INKWELL_AI = {
+        **settings.INKWELL_AI,
+        "PROVIDER": "local",
+        "BASE_URL": "",
+        "API_KEY": "",
+        "TESTING_MODEL": "gpt-4o-mini",
+        "LIVE_MODEL": "gpt-4o",
+        "IMAGE_PROVIDER": "local",
+        "IMAGE_BASE_URL": "",
+        "IMAGE_API_KEY": "",
+        "IMAGE_MODEL": "gpt-image-1",
+        "TIMEOUT_SECONDS": 2,
+        "MAX_RETRIES": 0,
+    }
+    return settings
+
+
+@pytest.fixture(autouse=True)
 def fast_password_hashing(settings):
     """Argon2 is deliberately slow; tests hash with MD5 (test_passwords_are_hashed_with_argon2 checks the real one)."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

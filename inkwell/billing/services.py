@@ -17,6 +17,7 @@ from django.db import connection, transaction
 from django.dispatch import receiver
 from django.utils import timezone
 
+from inkwell.ai.types import TokenUsage
 from inkwell.api.exceptions import InsufficientCredits, StateConflict
 from inkwell.billing.models import (
     CreditLedger,
@@ -250,6 +251,25 @@ def settle(reservation: CreditReservation, *, amount: int | None = None, model: 
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
         )
+
+
+def settle_job(job: Job, *, amount: int | None = None, operation_type: str | None = None, usage: TokenUsage | None = None) -> int:
+    """Charges the credits a job holds (for ``operation_type`` when it holds several), ``amount``
+    of them at most (all when None), recording the provider's token ``usage``; what was charged.
+
+    For a handler that knows its real cost before it ends: what it does not charge is freed when
+    the job finishes. Nothing is held (already settled by an earlier attempt) → 0.
+    """
+    held = CreditReservation.objects.for_account(job.account_id).filter(job=job, status=ReservationStatus.HELD)
+    if operation_type is not None:
+        held = held.filter(operation_type=operation_type)
+    reservation = held.first()
+    if reservation is None:
+        return 0
+    charge = reservation.amount if amount is None else min(amount, reservation.amount)
+    usage = usage or TokenUsage()
+    charged = settle(reservation, amount=charge, model=usage.model, prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens)
+    return charged.credits_used if charged else 0
 
 
 def release(reservation: CreditReservation) -> bool:

@@ -15,8 +15,7 @@ from django.utils import timezone
 
 from inkwell.ai.local.phrases import STRUCTURES
 from inkwell.ai.types import KeywordInput, TokenUsage
-from inkwell.billing.models import CreditReservation, ReservationStatus
-from inkwell.billing.services import cost_of, settle
+from inkwell.billing.services import cost_of, settle_job
 from inkwell.jobs.models import Job
 from inkwell.jobs.services import JobContext, JobFailed, job_kind
 from inkwell.notifications.models import Severity
@@ -28,22 +27,6 @@ from inkwell.tenancy.models import Sector
 
 # The keywords an idea prompt names per cluster: its highest-volume ones.
 IDEA_PROMPT_KEYWORDS = 20
-
-
-def _charge(job: Job, amount: int, usage: TokenUsage) -> int:
-    """Settles the job's held credits at ``amount`` (at most what was held) with the provider's
-    token usage; what it charged."""
-    reservation = CreditReservation.objects.for_account(job.account).filter(job=job, status=ReservationStatus.HELD).first()
-    if reservation is None:
-        return 0
-    usage_row = settle(
-        reservation,
-        amount=min(amount, reservation.amount),
-        model=usage.model,
-        prompt_tokens=usage.prompt_tokens,
-        completion_tokens=usage.completion_tokens,
-    )
-    return usage_row.credits_used if usage_row else 0
 
 
 def _save_result(job: Job, result: dict) -> None:
@@ -126,7 +109,7 @@ def auto_cluster(ctx: JobContext) -> dict:
         )
         for cluster, (_, ids) in zip(clusters, groups, strict=True):
             Keyword.objects.for_account(account).filter(pk__in=ids).update(cluster=cluster, updated_at=now)
-        credits = _charge(job, cost_of("clustering", len(keywords)), answer.usage)
+        credits = settle_job(job, amount=cost_of("clustering", len(keywords)), usage=answer.usage)
         result = {
             "clusters_created": len(clusters),
             "keywords_clustered": len(placed),
@@ -214,7 +197,7 @@ def generate_ideas(ctx: JobContext) -> dict:
             )
             for cluster, idea in drafts
         )
-        credits = _charge(job, cost_of("idea_generation", len(clusters)), TokenUsage(prompt_tokens, completion_tokens, model))
+        credits = settle_job(job, amount=cost_of("idea_generation", len(clusters)), usage=TokenUsage(prompt_tokens, completion_tokens, model))
         result = {
             "ideas_created": len(ideas),
             "idea_ids": [idea.pk for idea in ideas],

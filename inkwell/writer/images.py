@@ -35,8 +35,7 @@ from rest_framework.exceptions import ValidationError
 
 from inkwell.ai.types import ArticleDraft, GeneratedImage, TokenUsage
 from inkwell.api.exceptions import StateConflict
-from inkwell.billing.models import CreditReservation, ReservationStatus
-from inkwell.billing.services import cost_of, reserve, settle
+from inkwell.billing.services import cost_of, reserve, settle_job
 from inkwell.jobs.models import Job, JobStatus
 from inkwell.jobs.services import JobContext, JobFailed, job_kind, start_job
 from inkwell.notifications.models import Severity
@@ -121,25 +120,6 @@ def _delete_file_with_image(sender, instance: Image, **kwargs) -> None:
 
 
 # Credits --------------------------------------------------------------------------------------
-
-
-def _settle_held(job: Job, operation_type: str, *, amount: int, usage: TokenUsage) -> int:
-    """Charges ``amount`` of the job's held reservation for the operation; what was charged."""
-    reservation = (
-        CreditReservation.objects.for_account(job.account_id)
-        .filter(job=job, operation_type=operation_type, status=ReservationStatus.HELD)
-        .first()
-    )
-    if reservation is None:
-        return 0
-    charged = settle(
-        reservation,
-        amount=min(amount, reservation.amount),
-        model=usage.model,
-        prompt_tokens=usage.prompt_tokens,
-        completion_tokens=usage.completion_tokens,
-    )
-    return charged.credits_used if charged else 0
 
 
 def _total_usage(usages: list[TokenUsage]) -> TokenUsage:
@@ -238,7 +218,7 @@ def _save_prompts(ctx: JobContext, images: list[Image], drafts: list, usage: Tok
             )
         if surplus:
             Image.objects.for_account(job.account_id).filter(pk__in=[image.pk for image in surplus]).delete()
-        credits = _settle_held(job, PROMPT_EXTRACTION, amount=cost_of(PROMPT_EXTRACTION, 1), usage=usage)
+        credits = settle_job(job, operation_type=PROMPT_EXTRACTION, amount=cost_of(PROMPT_EXTRACTION, 1), usage=usage)
         notify(
             job.account,
             "ai_prompts_complete",
@@ -277,7 +257,7 @@ def _save_images(ctx: JobContext, images: list[Image], usages: list[TokenUsage])
             rows.filter(content_id=content.pk, image_type=ImageType.FEATURED).exclude(pk__in=[image.pk for image in saved]).update(
                 image_type=ImageType.IN_ARTICLE, updated_at=now
             )
-        credits = _settle_held(job, IMAGE_GENERATION, amount=cost_of(IMAGE_GENERATION, len(saved)), usage=_total_usage(usages))
+        credits = settle_job(job, operation_type=IMAGE_GENERATION, amount=cost_of(IMAGE_GENERATION, len(saved)), usage=_total_usage(usages))
         notify(
             job.account,
             "ai_images_complete",
@@ -438,7 +418,7 @@ def regenerate_image(ctx: JobContext) -> dict:
                 status=ImageStatus.GENERATED,
                 updated_at=timezone.now(),
             )
-            credits = _settle_held(job, IMAGE_GENERATION, amount=cost_of(IMAGE_GENERATION, 1), usage=result.usage)
+            credits = settle_job(job, operation_type=IMAGE_GENERATION, amount=cost_of(IMAGE_GENERATION, 1), usage=result.usage)
             notify(
                 job.account,
                 "ai_images_complete",

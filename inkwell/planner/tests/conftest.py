@@ -36,22 +36,6 @@ TOPIC_KEYWORDS = [
 PLANNER = "/api/v1/planner"
 
 
-@pytest.fixture(autouse=True)
-def local_ai(settings):
-    """The offline ``local`` provider with no retries, whatever the environment configures."""
-    settings.INKWELL_AI = {
-        **settings.INKWELL_AI,
-        "PROVIDER": "local",
-        "BASE_URL": "",
-        "API_KEY": "",
-        "IMAGE_PROVIDER": "local",
-        "IMAGE_BASE_URL": "",
-        "IMAGE_API_KEY": "",
-        "TIMEOUT_SECONDS": 2,
-        "MAX_RETRIES": 0,
-    }
-
-
 @pytest.fixture
 def local_memory_cache(settings):
     """The rate-limit counter in local memory, so that counted queries are the endpoint's own on both profiles."""

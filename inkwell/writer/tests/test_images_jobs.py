@@ -25,22 +25,6 @@ REGENERATE = f"{IMAGES}regenerate/"
 
 
 @pytest.fixture(autouse=True)
-def offline_image_ai(settings):
-    """Local providers unless a test points the account at the test server; no provider retries."""
-    settings.INKWELL_AI = {
-        **settings.INKWELL_AI,
-        "PROVIDER": "local",
-        "BASE_URL": "",
-        "API_KEY": "",
-        "IMAGE_PROVIDER": "local",
-        "IMAGE_BASE_URL": "",
-        "IMAGE_API_KEY": "",
-        "TIMEOUT_SECONDS": 5,
-        "MAX_RETRIES": 0,
-    }
-
-
-@pytest.fixture(autouse=True)
 def media_root(settings, tmp_path) -> Path:
     settings.MEDIA_ROOT = tmp_path / "media"
     return settings.MEDIA_ROOT
