@@ -12,9 +12,8 @@ from inkwell.notifications.models import NotificationType, Severity
 from inkwell.notifications.services import notify
 from inkwell.system.selectors import ai_client, content_settings
 from inkwell.writer import images  # noqa: F401  (registers the image job kinds; see below)
-from inkwell.writer.models import Content, ContentStatus, Task, TaskStatus
-from inkwell.writer.sanitize import clean_html, visible_word_count
-from inkwell.writer.services import GENERATE_CONTENT
+from inkwell.writer.models import Content, Task, TaskStatus
+from inkwell.writer.services import GENERATE_CONTENT, content_create
 
 TASK_GONE = "The task was deleted before its content was written"
 # The jobs app imports each app's ``jobs`` module in every process, workers included; the image job
@@ -89,24 +88,21 @@ def generate_content(ctx: JobContext) -> dict:
     draft, usage = written.value, written.usage
     ctx.progress(90, "Saving the draft")
 
-    html = clean_html(draft.html)
     with transaction.atomic():
-        task = Task.objects.for_account(account).select_for_update().filter(pk=task_id).first()
+        task = Task.objects.for_account(account).select_for_update(of=("self",)).select_related("site", "sector").filter(pk=task_id).first()
         if task is None:
             raise JobFailed(TASK_GONE, code="task_missing")
-        content = Content.objects.create(
+        content = content_create(
             account=account,
-            site_id=task.site_id,
-            sector_id=task.sector_id,
+            site=task.site,
+            sector=task.sector,
             task=task,
             title=(draft.title or task.title)[:300],
-            html=html,
+            html=draft.html,
             meta_title=draft.meta_title[:60],
             meta_description=draft.meta_description[:160],
             focus_keyword=draft.focus_keyword[:255],
             keywords=list(task.keywords) or ([draft.focus_keyword] if draft.focus_keyword else []),
-            word_count=visible_word_count(html),
-            status=ContentStatus.DRAFT,
         )
         task.status = TaskStatus.COMPLETED
         task.save(update_fields=["status", "updated_at"])
