@@ -22,6 +22,7 @@ from inkwell.planner import selectors
 from inkwell.planner.models import Cluster, ClusterStatus, ContentIdea, IdeaStatus, Keyword, KeywordStatus
 from inkwell.system.selectors import content_settings
 from inkwell.tenancy.models import Account, Sector, Site, User
+from inkwell.tenancy.services import lock_account
 from inkwell.writer.models import Task
 
 AUTO_CLUSTER_JOB = "planner.auto_cluster"
@@ -60,12 +61,6 @@ class TaskSkipReason(models.TextChoices):
     NO_SECTOR = "no_sector", "Neither the idea nor its site has a sector"
 
 
-def _lock_account(account: Account) -> None:
-    """Serialises one account's keyword additions, so concurrent requests cannot both pass the plan
-    limit or both add the same keyword (as tenancy's limit-checked creations do)."""
-    Account.objects.select_for_update().filter(pk=account.pk).exists()
-
-
 def _check_keyword_limit(account: Account, adding: int) -> None:
     """403 ``plan_limit_reached`` when ``adding`` more keywords would pass the plan's ``max_keywords``."""
     maximum = account.subscription.plan.max_keywords
@@ -101,7 +96,7 @@ def _keyword_from(seed: dict, *, account: Account, site: Site, sector: Sector, s
 @transaction.atomic
 def keyword_create(*, account: Account, site: Site, sector: Sector, seed_keyword: SeedKeyword, status: str = KeywordStatus.ACTIVE) -> Keyword:
     """One library keyword added to a site; a paid one costs its ``credit_cost`` (402 when short)."""
-    _lock_account(account)
+    lock_account(account)
     if Keyword.objects.for_account(account).filter(site=site, seed_keyword=seed_keyword).exists():
         raise Conflict({"seed_keyword_id": [ALREADY_ADDED]})
     _check_keyword_limit(account, 1)
@@ -168,7 +163,7 @@ def add_to_workflow(*, account: Account, site: Site, sector: Sector, seed_keywor
     wanted = list(dict.fromkeys(seed_keyword_ids))
     seeds = {seed["id"]: seed for seed in SeedKeyword.objects.filter(pk__in=wanted).values(*SEED_FIELDS)}
     with transaction.atomic():
-        _lock_account(account)
+        lock_account(account)  # concurrent additions cannot both pass the limit or add the same keyword
         present = set(
             Keyword.objects.for_account(account).filter(site=site, seed_keyword_id__in=list(seeds)).values_list("seed_keyword_id", flat=True)
         )
