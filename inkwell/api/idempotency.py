@@ -44,14 +44,20 @@ def expired_before():
 
 
 def _claim(request, key: str, request_fingerprint: str) -> tuple[IdempotencyRecord, bool]:
-    """The record for this key: a new one (True) that this request now owns, or the existing one."""
+    """The record for this key: a new one (True) that this request now owns, or the existing one.
+
+    A record older than the TTL is forgotten here, only when its key comes back (the periodic
+    purge removes the rest), so a new key costs one INSERT.
+    """
     fields = {"account_id": request.account.pk, "key": key}
-    IdempotencyRecord.objects.filter(**fields, created_at__lt=expired_before()).delete()
-    try:
-        with transaction.atomic():
-            return IdempotencyRecord.objects.create(**fields, method=request.method, path=request.path[:500], fingerprint=request_fingerprint), True
-    except IntegrityError:
-        return IdempotencyRecord.objects.get(**fields), False
+    for _ in range(2):
+        try:
+            with transaction.atomic():
+                return IdempotencyRecord.objects.create(**fields, method=request.method, path=request.path[:500], fingerprint=request_fingerprint), True
+        except IntegrityError:
+            if not IdempotencyRecord.objects.filter(**fields, created_at__lt=expired_before()).delete()[0]:
+                break
+    return IdempotencyRecord.objects.get(**fields), False
 
 
 def _replay(record: IdempotencyRecord, request_fingerprint: str) -> Response:

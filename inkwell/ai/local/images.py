@@ -1,4 +1,4 @@
-"""Image prompts taken from an article, and placeholder artwork rendered with Pillow.
+"""Image prompts taken from an article, and abstract artwork for them rendered with Pillow.
 
 The artwork is a real PNG of the requested size: a two-colour gradient, translucent shapes and
 the prompt's text wrapped on a panel, every colour and position derived from a hash of the

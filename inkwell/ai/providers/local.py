@@ -9,7 +9,7 @@ always gives the same output, and the output is a starting point for a human edi
 - ideas, articles and image prompts are composed from templates and a phrase bank filled with the
   brief's title and keywords, honouring its length, tone, structure, outline and FAQ choice
   (``ideas``, ``writer``, ``images``);
-- images are PNG placeholders of the requested size (gradient, shapes and the prompt's text);
+- images are real PNGs of the requested size: abstract artwork (gradient, shapes and the prompt's text);
 - optimization measures the article (``inkwell.ai.analysis``) and applies rule-based SEO fixes.
 
 The rendered prompt each method receives is not interpreted (there is no model to read it); it
@@ -97,7 +97,7 @@ class LocalImageProvider:
         self.config = config or ProviderConfig(provider=NAME)
 
     def generate_image(self, prompt: str, *, size: str = "1024x1024", style: str = "photorealistic") -> AIResult[GeneratedImage]:
-        """A PNG placeholder; raises ``InvalidImageSize`` (an ``AIError`` and ``ValueError``) for a bad size."""
+        """Abstract PNG artwork for the prompt; raises ``InvalidImageSize`` (an ``AIError`` and ``ValueError``) for a bad size."""
         return AIResult(render_image(prompt, size=size, style=style), _usage(prompt))
 
     def test_key(self) -> KeyCheck:

@@ -2,10 +2,12 @@
 the first answer and charges once."""
 
 import threading
+from datetime import timedelta
 from unittest.mock import ANY
 
 import pytest
 from django.db import connection
+from django.utils import timezone
 
 from inkwell.api.idempotency import fingerprint
 from inkwell.api.models import IdempotencyRecord
@@ -115,3 +117,13 @@ def test_concurrent_requests_with_one_key_start_one_job(tenant, as_user):
     assert Job.objects.for_account(tenant.account).count() == 1
     assert CreditReservation.objects.for_account(tenant.account).count() == 1
     assert set(outcomes) <= {202, 409} and outcomes.count(202) >= 1
+
+
+def test_a_key_older_than_its_ttl_starts_new_work(tenant, as_user):
+    client = as_user(tenant.owner)
+    _start(client)
+    IdempotencyRecord.objects.update(created_at=timezone.now() - timedelta(hours=25))
+    response = _start(client)
+    assert response.status_code == 202
+    assert "Idempotent-Replayed" not in response
+    assert Job.objects.for_account(tenant.account).count() == 2
