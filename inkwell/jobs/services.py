@@ -82,11 +82,12 @@ class JobContext:
     def progress(self, percent: int, message: str = "") -> None:
         """Records progress (0..100) and proves the worker alive; raises JobCancelled once cancel was asked."""
         percent = max(0, min(100, int(percent)))
-        Job.dangerously_unscoped.filter(pk=self.job.pk, status=JobStatus.RUNNING).update(
+        # One UPDATE in the common case; only when it finds nothing to update is the cancel flag read.
+        recorded = Job.dangerously_unscoped.filter(pk=self.job.pk, status=JobStatus.RUNNING, cancel_requested=False).update(
             progress=percent, progress_message=message[:255], heartbeat_at=timezone.now()
         )
         self.job.progress, self.job.progress_message = percent, message[:255]
-        if Job.dangerously_unscoped.filter(pk=self.job.pk, cancel_requested=True).exists():
+        if not recorded and Job.dangerously_unscoped.filter(pk=self.job.pk, cancel_requested=True).exists():
             raise JobCancelled()
 
 
