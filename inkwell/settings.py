@@ -81,6 +81,10 @@ INSTALLED_APPS = [
     "inkwell.system",
     "inkwell.planner",
     "inkwell.writer",
+    "inkwell.integration",
+    "inkwell.publishing",
+    "inkwell.linker",
+    "inkwell.optimizer",
 ]
 
 MIDDLEWARE = [
@@ -363,6 +367,20 @@ INKWELL_AI = {
     # May an account point its provider at a loopback or private-network address (a local Ollama)?
     # Multi-tenant deployments set it false; link-local addresses are refused either way.
     "ALLOW_PRIVATE_ENDPOINTS": env_bool("AI_ALLOW_PRIVATE_ENDPOINTS", True),
+}
+# CMS integrations (inkwell.cms, inkwell.integration, inkwell.publishing).
+INKWELL_CMS = {
+    "TIMEOUT_SECONDS": env_int("CMS_TIMEOUT_SECONDS", 20),
+    # May an integration point at a loopback or private-network address? Off: no server-side
+    # request forgery into this server's network. Link-local addresses are refused either way.
+    "ALLOW_PRIVATE_URLS": env_bool("CMS_ALLOW_PRIVATE_URLS", False),
+    # A webhook whose timestamp is older (or further in the future) than this is refused.
+    "WEBHOOK_TOLERANCE_SECONDS": env_int("CMS_WEBHOOK_TOLERANCE_SECONDS", 300),
+    # Publishing: attempts per content before it is marked failed, the first retry delay (doubled
+    # each time), and how often the scheduler looks for due content.
+    "PUBLISH_MAX_ATTEMPTS": env_int("PUBLISH_MAX_ATTEMPTS", 5),
+    "PUBLISH_RETRY_SECONDS": env_int("PUBLISH_RETRY_SECONDS", 60),
+    "PUBLISH_SWEEP_SECONDS": env_int("PUBLISH_SWEEP_SECONDS", 60),
 }
 # Fernet keys that encrypt stored secrets (provider API keys, CMS passwords); the first encrypts,
 # all decrypt, so a key can be rotated. Empty: one derived from DJANGO_SECRET_KEY.

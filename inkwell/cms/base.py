@@ -1,0 +1,203 @@
+"""The CMS adapter interface. Domains (integration, publishing) talk to a customer's CMS only
+through an adapter built by ``inkwell.cms.build_adapter``; adapters import no domain code.
+
+Every adapter method either returns its result or raises ``CMSError``. ``CMSError.message`` is
+safe to show a user and to log: it never holds a password, an Authorization header or a raw
+response body.
+"""
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from datetime import datetime
+
+
+class CMSError(Exception):
+    """A CMS call that failed. ``retryable`` marks failures worth trying again later (timeouts,
+    connection errors, 429 and 5xx answers); ``status`` is the CMS's HTTP status when it answered."""
+
+    code = "cms_error"
+    message = "The CMS returned an error"
+    retryable = False
+
+    def __init__(self, message: str | None = None, *, status: int | None = None):
+        self.message = message or self.message
+        self.status = status
+        super().__init__(self.message)
+
+
+class CMSUnreachable(CMSError):
+    code = "cms_unreachable"
+    message = "The CMS could not be reached"
+    retryable = True
+
+
+class CMSTimeout(CMSError):
+    code = "cms_timeout"
+    message = "The CMS did not answer in time"
+    retryable = True
+
+
+class CMSUnavailable(CMSError):
+    code = "cms_unavailable"
+    message = "The CMS is unavailable"
+    retryable = True
+
+
+class CMSAuthFailed(CMSError):
+    code = "cms_auth_failed"
+    message = "The CMS rejected the username or application password"
+
+
+class CMSForbidden(CMSError):
+    code = "cms_forbidden"
+    message = "The CMS user may not do this"
+
+
+class CMSNotFound(CMSError):
+    code = "cms_not_found"
+    message = "The CMS does not have this item"
+
+
+class CMSRejected(CMSError):
+    """The CMS refused the request's content (a 400 with its own reason)."""
+
+    code = "cms_rejected"
+    message = "The CMS rejected the request"
+
+
+class CMSAddressNotAllowed(CMSError):
+    """The URL points at a private, loopback or link-local address and the operator does not allow those."""
+
+    code = "cms_address_not_allowed"
+    message = "The CMS address is not allowed"
+
+
+@dataclass(frozen=True)
+class CMSCredentials:
+    base_url: str
+    username: str
+    app_password: str
+
+
+@dataclass(frozen=True)
+class RemoteUser:
+    external_id: str
+    name: str
+    roles: list[str] = field(default_factory=list)
+    capabilities: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class SiteInfo:
+    name: str
+    description: str
+    url: str
+    time_zone: str
+
+
+@dataclass(frozen=True)
+class ContentType:
+    slug: str
+    name: str
+    rest_base: str
+    taxonomies: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class CollectionCheck:
+    content_type: str
+    ok: bool
+    count: int
+    message: str
+
+
+@dataclass(frozen=True)
+class RemoteTerm:
+    taxonomy: str  # "category" or "tag"
+    external_id: str
+    name: str
+    slug: str
+    parent_external_id: str  # "" for none
+
+
+@dataclass(frozen=True)
+class RemoteMedia:
+    external_id: str
+    url: str
+
+
+@dataclass(frozen=True)
+class RemotePost:
+    external_id: str
+    url: str
+    status: str  # the CMS's own status: publish, future, draft, pending, private, trash
+    modified_at: datetime | None
+
+
+@dataclass(frozen=True)
+class PostPayload:
+    """What publishing sends. ``reference`` is an opaque token unique to our content; the adapter
+    stores it with the post so that ``find_post`` can recognise a post an earlier attempt created
+    (a crash between the CMS call and our commit must not make a second post)."""
+
+    reference: str
+    title: str
+    html: str
+    excerpt: str = ""
+    slug: str = ""
+    status: str = "publish"
+    category_ids: list[str] = field(default_factory=list)
+    tag_ids: list[str] = field(default_factory=list)
+    featured_media_id: str = ""
+    meta_title: str = ""
+    meta_description: str = ""
+
+
+class CMSAdapter(ABC):
+    """One customer's CMS. Methods are synchronous, bounded by timeouts, and retry nothing: the
+    caller (a job or the scheduler) decides about retries from ``CMSError.retryable``."""
+
+    platform: str
+
+    @abstractmethod
+    def current_user(self) -> RemoteUser:
+        """Who the credentials log in as (verifies them)."""
+
+    @abstractmethod
+    def site_info(self) -> SiteInfo: ...
+
+    @abstractmethod
+    def content_types(self) -> list[ContentType]: ...
+
+    @abstractmethod
+    def check_collection(self, content_type: str) -> CollectionCheck:
+        """Whether the credentials can list (and see the size of) one content type's collection."""
+
+    @abstractmethod
+    def terms(self, taxonomy: str) -> list[RemoteTerm]:
+        """Every category (``taxonomy="category"``) or tag (``"tag"``), all pages."""
+
+    @abstractmethod
+    def ensure_term(self, taxonomy: str, *, name: str, slug: str, parent_external_id: str = "") -> RemoteTerm:
+        """The term with this slug, created when the CMS does not have it yet."""
+
+    @abstractmethod
+    def upload_media(self, *, filename: str, content_type: str, data: bytes, alt_text: str = "") -> RemoteMedia: ...
+
+    @abstractmethod
+    def find_post(self, reference: str) -> RemotePost | None:
+        """The post that carries ``reference`` (any status but deleted), or None."""
+
+    @abstractmethod
+    def create_post(self, payload: PostPayload) -> RemotePost: ...
+
+    @abstractmethod
+    def update_post(self, external_id: str, payload: PostPayload) -> RemotePost: ...
+
+    @abstractmethod
+    def get_post(self, external_id: str) -> RemotePost | None:
+        """The post, or None when the CMS no longer has it."""
+
+    @abstractmethod
+    def posts(self, external_ids: list[str]) -> dict[str, RemotePost]:
+        """The posts among ``external_ids`` that still exist (trashed ones included), by id."""

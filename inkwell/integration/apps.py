@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class IntegrationConfig(AppConfig):
+    name = "inkwell.integration"
+    label = "integration"
+    verbose_name = "CMS integration"

@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class OptimizerConfig(AppConfig):
+    name = "inkwell.optimizer"
+    label = "optimizer"
+    verbose_name = "Optimizer"
