@@ -33,6 +33,7 @@ class PublishingRecord(AccountOwnedModel):
     external_url = models.URLField(max_length=500, blank=True)
     error_code = models.CharField(max_length=40, blank=True)
     error = models.CharField(max_length=300, blank=True)
+    retry_at = models.DateTimeField(null=True, blank=True, help_text="When the scheduler tries again after this failed attempt.")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)

@@ -162,6 +162,8 @@ class Image(AccountOwnedModel):
     width = models.PositiveIntegerField(default=0)
     height = models.PositiveIntegerField(default=0)
     status = models.CharField(max_length=10, choices=ImageStatus.choices, default=ImageStatus.PENDING)
+    external_id = models.CharField(max_length=100, blank=True, help_text="The media id on the site's CMS once published there.")
+    external_url = models.URLField(max_length=500, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

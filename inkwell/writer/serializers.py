@@ -14,6 +14,7 @@ from inkwell.writer.models import Content, ContentRevision, ContentStatus, SiteS
 REQUIRED = "This field is required"
 INVALID_STATUS = "Invalid status value"
 PAST_PUBLISH_TIME = "The publish time must be in the future"
+TAXONOMY_NOT_IN_ACCOUNT = "Taxonomy must belong to your account"
 
 WORD_COUNT_RANGE = (100, 10_000)
 WORD_COUNT_MESSAGE = f"Word count must be between {WORD_COUNT_RANGE[0]} and {WORD_COUNT_RANGE[1]}"
@@ -185,6 +186,8 @@ class ContentListItemSerializer(serializers.ModelSerializer):
             "sector_id",
             "task_id",
             "title",
+            "slug",
+            "excerpt",
             "meta_title",
             "meta_description",
             "focus_keyword",
@@ -203,9 +206,14 @@ class ContentListItemSerializer(serializers.ModelSerializer):
 
 
 class ContentSerializer(ContentListItemSerializer):
+    taxonomy_ids = serializers.SerializerMethodField(help_text="The site's categories and tags the content is filed under.")
+
     class Meta(ContentListItemSerializer.Meta):
-        fields = [*ContentListItemSerializer.Meta.fields[:5], "html", *ContentListItemSerializer.Meta.fields[5:]]
+        fields = [*ContentListItemSerializer.Meta.fields[:7], "html", *ContentListItemSerializer.Meta.fields[7:], "taxonomy_ids"]
         read_only_fields = fields
+
+    def get_taxonomy_ids(self, content) -> list[int]:
+        return sorted(taxonomy.pk for taxonomy in content.taxonomies.all())
 
 
 class ContentFieldsMixin(serializers.Serializer):
@@ -226,6 +234,21 @@ class ContentFieldsMixin(serializers.Serializer):
     )
     focus_keyword = serializers.CharField(max_length=255, required=False, allow_blank=True)
     keywords = text_list(255)
+    slug = serializers.SlugField(max_length=200, allow_unicode=True, required=False, allow_blank=True, help_text="The post's slug on the CMS; made from the title when empty.")
+    excerpt = serializers.CharField(max_length=1000, required=False, allow_blank=True)
+    taxonomy_ids = serializers.ListField(
+        child=serializers.IntegerField(min_value=1),
+        max_length=MAX_LIST_ITEMS,
+        required=False,
+        source="taxonomies",
+        help_text="Categories and tags of the content's site.",
+    )
+
+    def validate_taxonomies(self, ids: list[int]) -> list[Taxonomy]:
+        found = {taxonomy.pk: taxonomy for taxonomy in Taxonomy.objects.for_account(self.context["request"].account).filter(pk__in=ids)}
+        if len(found) != len(set(ids)):
+            raise serializers.ValidationError(TAXONOMY_NOT_IN_ACCOUNT)
+        return list(found.values())
 
 
 class ContentCreateInputSerializer(SiteSectorPayloadMixin, ContentFieldsMixin):

@@ -17,6 +17,7 @@ from inkwell.tenancy.models import Account, Sector, Site, User
 from inkwell.tenancy.serializers import SECTOR_NOT_IN_SITE
 from inkwell.writer.models import Content, ContentRevision, ContentStatus, SiteStatus, Task, TaskStatus, Taxonomy, TaxonomyType
 from inkwell.writer.sanitize import clean_html, visible_word_count
+from inkwell.writer.signals import content_approved
 
 GENERATE_CONTENT = "writer.generate_content"
 # Task fields that, left out on creation, take the account's content generation settings.
@@ -31,7 +32,7 @@ TRANSITIONS = {
 REVISED_FIELDS = ("title", "html", "meta_title", "meta_description")
 IDEA_TAKEN = "This idea already has a task"
 IDEA_NOT_IN_SITE = "Idea must belong to the selected site"
-NO_CMS_INTEGRATION = "This site has no CMS integration"
+TAXONOMY_NOT_IN_SITE = "Taxonomy must belong to the content's site"
 
 
 # Tasks
@@ -168,15 +169,21 @@ def content_create(
     meta_description: str = "",
     focus_keyword: str = "",
     keywords: list[str] | None = None,
+    slug: str = "",
+    excerpt: str = "",
+    taxonomies: list[Taxonomy] | None = None,
 ) -> Content:
     """A new content in ``draft``, its body sanitised and its words counted."""
+    _check_taxonomies_of_site(taxonomies, site.pk)
     html = clean_html(html)
-    return Content.objects.create(
+    content = Content.objects.create(
         account=account,
         site=site,
         sector=sector,
         task=task,
         title=title,
+        slug=slug,
+        excerpt=excerpt,
         html=html,
         meta_title=meta_title,
         meta_description=meta_description,
@@ -185,6 +192,14 @@ def content_create(
         word_count=visible_word_count(html),
         status=ContentStatus.DRAFT,
     )
+    if taxonomies:
+        content.taxonomies.set(taxonomies)
+    return content
+
+
+def _check_taxonomies_of_site(taxonomies: list[Taxonomy] | None, site_id: int) -> None:
+    if any(taxonomy.site_id != site_id for taxonomy in taxonomies or ()):
+        raise ValidationError({"taxonomy_ids": [TAXONOMY_NOT_IN_SITE]})
 
 
 def _notify_ready_for_review(account: Account, content: Content) -> None:
@@ -217,6 +232,8 @@ def content_update(*, account: Account, content: Content, user: User | None, **f
         raise StateConflict({"status": [f"Content cannot move from {current.status} to {status}"]})
     if "html" in fields:
         fields["html"] = clean_html(fields["html"])
+    taxonomies = fields.pop("taxonomies", None)
+    _check_taxonomies_of_site(taxonomies, current.site_id)
 
     if any(name in fields and fields[name] != getattr(current, name) for name in REVISED_FIELDS):
         ContentRevision.objects.create(
@@ -230,13 +247,18 @@ def content_update(*, account: Account, content: Content, user: User | None, **f
             created_by=user,
         )
     entering_review = status == ContentStatus.REVIEW and current.status != ContentStatus.REVIEW
+    entering_approved = status == ContentStatus.APPROVED and current.status != ContentStatus.APPROVED
     for name, value in fields.items():
         setattr(current, name, value)
     current.status = status
     current.word_count = visible_word_count(current.html)
     current.save()
+    if taxonomies is not None:
+        current.taxonomies.set(taxonomies)
     if entering_review:
         _notify_ready_for_review(account, current)
+    if entering_approved:
+        content_approved.send(sender=Content, content=current)
     return current
 
 

@@ -12,7 +12,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('tenancy', '0004_remove_account_credits'),
-        ('writer', '0002_content_excerpt_content_slug_content_taxonomies'),
+        ('writer', '0002_content_publishing_fields'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
@@ -50,6 +50,7 @@ class Migration(migrations.Migration):
                 ('external_url', models.URLField(blank=True, max_length=500)),
                 ('error_code', models.CharField(blank=True, max_length=40)),
                 ('error', models.CharField(blank=True, max_length=300)),
+                ('retry_at', models.DateTimeField(blank=True, help_text='When the scheduler tries again after this failed attempt.', null=True)),
                 ('created_at', models.DateTimeField(auto_now_add=True)),
                 ('finished_at', models.DateTimeField(blank=True, null=True)),
                 ('duration_ms', models.PositiveIntegerField(blank=True, null=True)),
