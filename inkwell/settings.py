@@ -381,6 +381,14 @@ INKWELL_CMS = {
     "PUBLISH_MAX_ATTEMPTS": env_int("PUBLISH_MAX_ATTEMPTS", 5),
     "PUBLISH_RETRY_SECONDS": env_int("PUBLISH_RETRY_SECONDS", 60),
     "PUBLISH_SWEEP_SECONDS": env_int("PUBLISH_SWEEP_SECONDS", 60),
+    # An attempt still open after this long lost its worker: it is closed and retried.
+    "PUBLISH_STALE_SECONDS": env_int("PUBLISH_STALE_SECONDS", 600),
+    # How long the public site definition may be served from the cache.
+    "SITE_DEFINITION_CACHE_SECONDS": env_int("SITE_DEFINITION_CACHE_SECONDS", 60),
+}
+CELERY_BEAT_SCHEDULE |= {
+    "publish-due-content": {"task": "inkwell.publishing.publish_due", "schedule": INKWELL_CMS["PUBLISH_SWEEP_SECONDS"]},
+    "deploy-changed-sites": {"task": "inkwell.publishing.deploy_changed_sites", "schedule": INKWELL_CMS["PUBLISH_SWEEP_SECONDS"]},
 }
 # Fernet keys that encrypt stored secrets (provider API keys, CMS passwords); the first encrypts,
 # all decrypt, so a key can be rotated. Empty: one derived from DJANGO_SECRET_KEY.

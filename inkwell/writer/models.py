@@ -119,6 +119,7 @@ class Content(AccountOwnedModel):
             models.Index(fields=["account", "site_status", "-created_at"], name="content_account_site_status"),
             # The publisher's periodic job finds due content through this one.
             models.Index(fields=["site_status", "scheduled_publish_at"], name="content_due"),
+            models.Index(fields=["site", "-updated_at"], name="content_site_updated"),
         ]
 
     def __str__(self):

@@ -6,12 +6,14 @@ from rest_framework import mixins
 from rest_framework.decorators import action
 
 from inkwell.api.envelope import created, ok
-from inkwell.api.exceptions import StateConflict
 from inkwell.api.idempotency import idempotent
 from inkwell.api.schema import ErrorEnvelopeSerializer
 from inkwell.api.views import validated
 from inkwell.jobs.serializers import JobStartedSerializer
 from inkwell.jobs.views import job_accepted
+from inkwell.publishing import services as publishing
+from inkwell.publishing.selectors import publish_status
+from inkwell.publishing.serializers import PublishStatusSerializer
 from inkwell.tenancy.viewsets import AccountScopedViewSet
 from inkwell.writer import serializers as s
 from inkwell.writer import services
@@ -132,17 +134,15 @@ class ContentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, WriterVie
         the images (``ai_prompts_*``, ``ai_images_*``). ``image_type``: featured or in_article."""
         return generate_images_response(request, self.get_object())
 
-    @extend_schema(request=None, responses={409: ErrorEnvelopeSerializer})
+    @extend_schema(request=None, responses={200: PublishStatusSerializer, 409: ErrorEnvelopeSerializer})
     @action(detail=True, methods=["post"])
     def publish_to_cms(self, request, pk=None):
-        """Publishes the content through the site's CMS integration.
-
-        Sites get CMS integrations with the integration issue, whose publishing service this
-        endpoint then calls; until a site has one, the answer is 409 ``state_conflict`` with
-        ``errors.site``: "This site has no CMS integration".
-        """
-        self.get_object()
-        raise StateConflict({"site": [services.NO_CMS_INTEGRATION]})
+        """Publishes the content on its site's CMS now (as ``POST /publisher/publish/`` does): the
+        answer is where it stands afterwards, with the attempt's record. A site with no active
+        integration, or content already being published, is a 409."""
+        content = self.get_object()
+        publishing.publish_now(content=content, user=request.user)
+        return ok(PublishStatusSerializer(publish_status(content)).data)
 
     @extend_schema(request=s.ScheduleInputSerializer, responses={200: s.ScheduleResultSerializer})
     @action(detail=True, methods=["post"])

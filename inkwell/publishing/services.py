@@ -1,0 +1,383 @@
+"""Publishing content to its site's CMS, now or when it falls due, exactly once.
+
+One attempt is three steps, each safe to die in:
+
+1. claim (one transaction): a conditional UPDATE moves the content to ``publishing``, and a
+   PublishingRecord is opened. Two workers racing for the same content: one UPDATE matches, the
+   other finds nothing and stops.
+2. push (no transaction held): terms, media and the post go to the CMS. The post carries a
+   reference to our content, and an existing post is looked up by it before one is created, so an
+   attempt that created the post and died before step 3 is not repeated as a second post.
+3. finish (one transaction): the content becomes ``published`` (or goes back on the schedule with
+   a back-off, or ``failed``), the record is closed and the notification raised.
+
+A worker that dies in step 2 leaves a record ``publishing``; ``recover_stalled`` (run by every
+scheduler sweep) closes such records after ``PUBLISH_STALE_SECONDS`` and puts their content back
+on the schedule.
+"""
+
+import logging
+import mimetypes
+import os
+import re
+import time
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+from django.utils.html import escape
+from django.utils.text import slugify
+
+from inkwell.api.exceptions import StateConflict
+from inkwell.cms import build_adapter
+from inkwell.cms.base import CMSAdapter, CMSCredentials, CMSError, CMSNotFound, PostPayload, RemotePost
+from inkwell.integration.models import SiteIntegration
+from inkwell.notifications.models import NotificationType, Severity
+from inkwell.notifications.services import notify
+from inkwell.publishing.models import PublishingRecord, PublishStatus, PublishTrigger
+from inkwell.system.selectors import content_settings
+from inkwell.tenancy.models import User
+from inkwell.writer.models import Content, ContentStatus, Image, ImageStatus, ImageType, SiteStatus, Taxonomy, TaxonomyType
+
+logger = logging.getLogger("inkwell.publishing")
+
+NO_CMS_INTEGRATION = "This site has no CMS integration"
+BEING_PUBLISHED = "The content is being published"
+WORKER_LOST = ("worker_lost", "The worker publishing this content stopped before it finished")
+CMS_STATUS_LIVE = "publish"
+
+
+@dataclass(frozen=True)
+class PublishOutcome:
+    """What one attempt did: the record, and whether the content is now live on the CMS."""
+
+    record: PublishingRecord
+    published: bool
+
+
+def _cms_settings() -> dict:
+    return settings.INKWELL_CMS
+
+
+def active_integration(content: Content) -> SiteIntegration | None:
+    return (
+        SiteIntegration.objects.for_account(content.account_id)
+        .filter(site_id=content.site_id, is_active=True)
+        .order_by("id")
+        .first()
+    )
+
+
+def adapter_for(integration: SiteIntegration) -> CMSAdapter:
+    credentials = CMSCredentials(base_url=integration.base_url, username=integration.username, app_password=integration.app_password)
+    return build_adapter(integration.platform, credentials)
+
+
+def reference_of(content: Content) -> str:
+    """The token that marks our content's post on the CMS (see ``CMSAdapter.find_post``)."""
+    return f"{content.account_id}-{content.pk}"
+
+
+# Step 1: the claim
+
+
+def _claim(content: Content, *, trigger: str, user: User | None, integration: SiteIntegration | None, now: datetime) -> PublishingRecord | None:
+    """Moves the content to ``publishing`` and opens its record, or returns None when the content
+    is not (or no longer) in a state this trigger may publish from."""
+    candidates = Content.objects.for_account(content.account_id).filter(pk=content.pk)
+    if trigger == PublishTrigger.SCHEDULED:
+        candidates = candidates.filter(site_status=SiteStatus.SCHEDULED, scheduled_publish_at__lte=now)
+    else:
+        candidates = candidates.exclude(site_status=SiteStatus.PUBLISHING)
+    with transaction.atomic():
+        if not candidates.update(site_status=SiteStatus.PUBLISHING, updated_at=now):
+            return None
+        previous = PublishingRecord.objects.for_account(content.account_id).filter(content=content).order_by("-created_at", "-id").first()
+        retrying = previous is not None and previous.status == PublishStatus.FAILED and previous.retry_at is not None
+        return PublishingRecord.objects.create(
+            account_id=content.account_id,
+            site_id=content.site_id,
+            content=content,
+            platform=integration.platform if integration else "",
+            trigger=trigger,
+            attempt=previous.attempt + 1 if retrying else 1,
+            created_by=user,
+        )
+
+
+# Step 2: the push
+
+
+def _term_ids(adapter: CMSAdapter, content: Content) -> tuple[list[str], list[str]]:
+    """The CMS ids of the content's categories and tags, made on the CMS where missing (a
+    category's parents first); new ids are kept on our taxonomies for the next time."""
+    categories, tags = [], []
+    for taxonomy in content.taxonomies.select_related("parent").order_by("id"):
+        external_id = _ensure_term(adapter, taxonomy)
+        (categories if taxonomy.taxonomy_type == TaxonomyType.CATEGORY else tags).append(external_id)
+    return categories, tags
+
+
+def _ensure_term(adapter: CMSAdapter, taxonomy: Taxonomy, depth: int = 0) -> str:
+    if taxonomy.external_id:
+        return taxonomy.external_id
+    parent_id = ""
+    if taxonomy.parent_id and depth < 10:
+        parent_id = _ensure_term(adapter, taxonomy.parent, depth + 1)
+    kind = "category" if taxonomy.taxonomy_type == TaxonomyType.CATEGORY else "tag"
+    term = adapter.ensure_term(kind, name=taxonomy.name, slug=taxonomy.slug, parent_external_id=parent_id)
+    Taxonomy.objects.for_account(taxonomy.account_id).filter(pk=taxonomy.pk).update(external_id=term.external_id)
+    taxonomy.external_id = term.external_id
+    return term.external_id
+
+
+def _upload(adapter: CMSAdapter, image: Image) -> Image:
+    """The image on the CMS, uploaded once: its media id and URL are kept on the image."""
+    if image.external_id:
+        return image
+    with image.file.open("rb") as handle:
+        data = handle.read()
+    filename = os.path.basename(image.file.name)
+    mime_type = image.mime_type or mimetypes.guess_type(filename)[0] or "application/octet-stream"
+    media = adapter.upload_media(filename=filename, content_type=mime_type, data=data, alt_text=image.alt_text)
+    Image.objects.for_account(image.account_id).filter(pk=image.pk).update(external_id=media.external_id, external_url=media.url)
+    image.external_id, image.external_url = media.external_id, media.url
+    return image
+
+
+_H2 = re.compile(r"<h2[\s>]", re.IGNORECASE)
+
+
+def body_with_images(html: str, images: list[Image]) -> str:
+    """The article with its in-article images placed as figures: the n-th image before the
+    (n+1)-th H2, so that each lands at the start of a section after the first; images beyond the
+    headings go at the end."""
+    figures = [
+        f'<figure class="wp-block-image"><img src="{escape(image.external_url)}" alt="{escape(image.alt_text)}"/></figure>'
+        for image in images
+    ]
+    starts = [match.start() for match in _H2.finditer(html)][1:]
+    pieces, cursor = [], 0
+    for figure, start in zip(figures, starts, strict=False):
+        pieces += [html[cursor:start], figure]
+        cursor = start
+    pieces.append(html[cursor:])
+    pieces += figures[len(starts) :]
+    return "".join(pieces)
+
+
+def _payload(adapter: CMSAdapter, content: Content) -> PostPayload:
+    images = list(Image.objects.for_account(content.account_id).filter(content=content, status=ImageStatus.GENERATED).exclude(file="").order_by("position", "id"))
+    featured = next((image for image in images if image.image_type == ImageType.FEATURED), None)
+    in_article = [_upload(adapter, image) for image in images if image.image_type == ImageType.IN_ARTICLE]
+    category_ids, tag_ids = _term_ids(adapter, content)
+    return PostPayload(
+        reference=reference_of(content),
+        title=content.title,
+        html=body_with_images(content.html, in_article),
+        excerpt=content.excerpt or content.meta_description,
+        slug=content.slug or slugify(content.title, allow_unicode=True)[:200],
+        status=content_settings(content.account, "publishing")["default_publish_status"],
+        category_ids=category_ids,
+        tag_ids=tag_ids,
+        featured_media_id=_upload(adapter, featured).external_id if featured else "",
+        meta_title=content.meta_title,
+        meta_description=content.meta_description,
+    )
+
+
+def push(adapter: CMSAdapter, content: Content) -> RemotePost:
+    """Sends the content to the CMS: an update of its post when it has one (known by id, or found
+    by our reference after an attempt that died before recording it), a new post otherwise."""
+    payload = _payload(adapter, content)
+    if content.external_id:
+        try:
+            return adapter.update_post(content.external_id, payload)
+        except CMSNotFound:
+            pass  # deleted on the CMS since: publish it anew
+    existing = adapter.find_post(payload.reference)
+    if existing is not None:
+        return adapter.update_post(existing.external_id, payload)
+    return adapter.create_post(payload)
+
+
+# Step 3: the finish
+
+
+def _elapsed_ms(started: float) -> int:
+    return int((time.monotonic() - started) * 1000)
+
+
+def _succeed(content: Content, record: PublishingRecord, remote: RemotePost, started: float) -> PublishOutcome:
+    now = timezone.now()
+    live = remote.status == CMS_STATUS_LIVE
+    with transaction.atomic():
+        changes = {"external_id": remote.external_id, "external_url": remote.url, "updated_at": now}
+        if live:
+            changes.update(site_status=SiteStatus.PUBLISHED, status=ContentStatus.PUBLISHED, published_at=now)
+        else:
+            changes.update(site_status=SiteStatus.NOT_PUBLISHED)
+        Content.objects.for_account(content.account_id).filter(pk=content.pk, site_status=SiteStatus.PUBLISHING).update(**changes)
+        record.status = PublishStatus.SUCCEEDED
+        record.external_id, record.external_url = remote.external_id, remote.url
+        record.finished_at, record.duration_ms = now, _elapsed_ms(started)
+        record.save(update_fields=["status", "external_id", "external_url", "finished_at", "duration_ms"])
+        where = "published on" if live else f"sent as a {remote.status} to"
+        notify(
+            content.account,
+            NotificationType.CONTENT_PUBLISHED,
+            title="",
+            message=f'"{content.title}" was {where} {content.site.name}.',
+            severity=Severity.SUCCESS,
+            action_label="View",
+            action_url=f"/writer/content/{content.pk}",
+            metadata={"content_id": content.pk, "external_id": remote.external_id, "url": remote.url, "record_id": record.pk},
+            site=content.site,
+        )
+    return PublishOutcome(record=record, published=live)
+
+
+def retry_delay(attempt: int) -> timedelta:
+    """The back-off after the ``attempt``-th failure: the base delay, doubled each time."""
+    return timedelta(seconds=_cms_settings()["PUBLISH_RETRY_SECONDS"] * 2 ** (attempt - 1))
+
+
+def _fail(content: Content, record: PublishingRecord, code: str, message: str, *, retryable: bool, started: float | None) -> PublishOutcome:
+    """Closes a failed attempt: back on the schedule after a back-off when the failure is worth
+    another try and attempts remain, ``failed`` with ``content_publish_failed`` otherwise."""
+    now = timezone.now()
+    retry_at = now + retry_delay(record.attempt) if retryable and record.attempt < _cms_settings()["PUBLISH_MAX_ATTEMPTS"] else None
+    with transaction.atomic():
+        changes = {"site_status": SiteStatus.SCHEDULED, "scheduled_publish_at": retry_at} if retry_at else {"site_status": SiteStatus.FAILED}
+        Content.objects.for_account(content.account_id).filter(pk=content.pk, site_status=SiteStatus.PUBLISHING).update(updated_at=now, **changes)
+        record.status = PublishStatus.FAILED
+        record.error_code, record.error, record.retry_at = code, message[:300], retry_at
+        record.finished_at = now
+        record.duration_ms = _elapsed_ms(started) if started is not None else None
+        record.save(update_fields=["status", "error_code", "error", "retry_at", "finished_at", "duration_ms"])
+        if retry_at is None:
+            attempts = f" after {record.attempt} attempts" if record.attempt > 1 else ""
+            notify(
+                content.account,
+                NotificationType.CONTENT_PUBLISH_FAILED,
+                title="",
+                message=f'"{content.title}" could not be published{attempts}: {message}',
+                severity=Severity.ERROR,
+                action_label="Open",
+                action_url=f"/writer/content/{content.pk}",
+                metadata={"content_id": content.pk, "error_code": code, "record_id": record.pk},
+                site=content.site,
+            )
+    logger.warning("publishing content %s failed (%s, attempt %s, retry at %s)", content.pk, code, record.attempt, retry_at)
+    return PublishOutcome(record=record, published=False)
+
+
+# The attempt
+
+
+def _attempt(content: Content, *, trigger: str, user: User | None = None, now: datetime | None = None) -> PublishOutcome | None:
+    integration = active_integration(content)
+    record = _claim(content, trigger=trigger, user=user, integration=integration, now=now or timezone.now())
+    if record is None:
+        return None
+    if integration is None:
+        return _fail(content, record, "no_integration", NO_CMS_INTEGRATION, retryable=False, started=None)
+    started = time.monotonic()
+    try:
+        remote = push(adapter_for(integration), content)
+    except CMSError as error:
+        return _fail(content, record, error.code, error.message, retryable=error.retryable, started=started)
+    return _succeed(content, record, remote, started)
+
+
+def publish_now(*, content: Content, user: User | None) -> PublishOutcome:
+    """Publishes the content at once (``publish_to_cms``, ``/publisher/publish/``). A site without
+    an active integration, or content already being published, is a 409; a CMS failure is a
+    failed (or retrying) attempt, reported in the outcome."""
+    if active_integration(content) is None:
+        raise StateConflict({"site": [NO_CMS_INTEGRATION]})
+    outcome = _attempt(content, trigger=PublishTrigger.MANUAL, user=user)
+    if outcome is None:
+        raise StateConflict({"site_status": [BEING_PUBLISHED]})
+    return outcome
+
+
+def publish_scheduled(content_id: int, *, now: datetime | None = None) -> PublishOutcome | None:
+    """The scheduler's attempt at one content due by ``now``; None when it is not (or no longer)
+    due, which is how a duplicate delivery or a second scheduler ends up doing nothing."""
+    content = Content.dangerously_unscoped.select_related("site", "account").filter(pk=content_id).first()
+    if content is None:
+        return None
+    return _attempt(content, trigger=PublishTrigger.SCHEDULED, now=now)
+
+
+# The scheduler
+
+
+def due_content_ids(*, now: datetime | None = None, limit: int = 1000) -> list[int]:
+    """Scheduled content whose time has come, oldest first (index ``content_due``)."""
+    now = now or timezone.now()
+    due = Content.dangerously_unscoped.filter(site_status=SiteStatus.SCHEDULED, scheduled_publish_at__lte=now)
+    return list(due.order_by("scheduled_publish_at", "id").values_list("pk", flat=True)[:limit])
+
+
+def recover_stalled(*, now: datetime | None = None) -> int:
+    """Closes attempts whose worker died mid-push and puts their content back on the schedule
+    (the next attempt finds the post by reference if it was made). Returns how many."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=_cms_settings()["PUBLISH_STALE_SECONDS"])
+    stalled = PublishingRecord.dangerously_unscoped.filter(status=PublishStatus.PUBLISHING, created_at__lt=cutoff).select_related("content__site", "content__account")
+    recovered = 0
+    for record in stalled:
+        code, message = WORKER_LOST
+        _fail(record.content, record, code, message, retryable=True, started=None)
+        recovered += 1
+    return recovered
+
+
+def publish_due(*, now: datetime | None = None, limit: int = 1000) -> int:
+    """One scheduler pass in this process: recover stalled attempts, then publish what is due.
+    Safe to run in several processes at once. Returns how many this pass published or failed."""
+    recover_stalled(now=now)
+    return sum(1 for content_id in due_content_ids(now=now, limit=limit) if publish_scheduled(content_id, now=now) is not None)
+
+
+# Publications made elsewhere
+
+
+@transaction.atomic
+def record_publication(*, content: Content, external_url: str, external_id: str = "", user: User | None) -> PublishingRecord:
+    """Records that the content went live on the CMS by other means (pasted by hand, another
+    tool): the content becomes ``published`` with that URL, and the record says so."""
+    now = timezone.now()
+    changed = (
+        Content.objects.for_account(content.account_id)
+        .filter(pk=content.pk)
+        .exclude(site_status=SiteStatus.PUBLISHING)
+        .update(
+            site_status=SiteStatus.PUBLISHED,
+            status=ContentStatus.PUBLISHED,
+            external_url=external_url,
+            external_id=external_id,
+            published_at=now,
+            updated_at=now,
+        )
+    )
+    if not changed:
+        raise StateConflict({"site_status": [BEING_PUBLISHED]})
+    integration = active_integration(content)
+    return PublishingRecord.objects.create(
+        account_id=content.account_id,
+        site_id=content.site_id,
+        content=content,
+        platform=integration.platform if integration else "",
+        trigger=PublishTrigger.RECORDED,
+        status=PublishStatus.SUCCEEDED,
+        external_id=external_id,
+        external_url=external_url,
+        created_by=user,
+        finished_at=now,
+        duration_ms=0,
+    )

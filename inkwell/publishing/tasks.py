@@ -1,0 +1,25 @@
+"""Celery glue of publishing: the scheduler's sweep (beat, every PUBLISH_SWEEP_SECONDS) fans due
+content out as one task each; each task's claim makes a duplicate delivery harmless."""
+
+from celery import shared_task
+
+from inkwell.publishing import definition, services
+
+
+@shared_task(name="inkwell.publishing.publish_due", ignore_result=True)
+def publish_due() -> int:
+    services.recover_stalled()
+    due = services.due_content_ids()
+    for content_id in due:
+        publish_scheduled.delay(content_id)
+    return len(due)
+
+
+@shared_task(name="inkwell.publishing.publish_scheduled", ignore_result=True)
+def publish_scheduled(content_id: int) -> None:
+    services.publish_scheduled(content_id)
+
+
+@shared_task(name="inkwell.publishing.deploy_changed_sites", ignore_result=True)
+def deploy_changed_sites() -> int:
+    return definition.deploy_changed_sites()

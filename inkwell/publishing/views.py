@@ -1,0 +1,100 @@
+"""The publisher: publishing records, deployments, publishing content now, where it stands, and
+the public site definition."""
+
+from django.utils.cache import patch_cache_control
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import mixins
+from rest_framework.exceptions import NotFound
+from rest_framework.permissions import AllowAny
+
+from inkwell.api.envelope import created, ok
+from inkwell.api.views import ApiView, validated, validated_query
+from inkwell.publishing import definition, selectors, services
+from inkwell.publishing import serializers as s
+from inkwell.publishing.filters import DeploymentFilter, PublishingRecordFilter
+from inkwell.publishing.models import Deployment, PublishingRecord
+from inkwell.tenancy.viewsets import AccountScopedViewSet
+
+
+class PublisherViewSet(AccountScopedViewSet):
+    module = "publisher"
+    throttle_scope = "content"
+
+
+@extend_schema(tags=["publisher"])
+class PublishingRecordViewSet(mixins.ListModelMixin, PublisherViewSet):
+    """Every attempt to publish content, newest first: by whom or what (``trigger``), where, how it
+    ended, and when the scheduler tries again after a failure."""
+
+    queryset = PublishingRecord.objects.all()
+    serializer_class = s.PublishingRecordSerializer
+    filterset_class = PublishingRecordFilter
+
+    @extend_schema(request=s.RecordPublicationInputSerializer, responses={201: s.PublishingRecordSerializer})
+    def create(self, request):
+        """Records a publication made outside Inkwell: the content becomes ``published`` at
+        ``external_url`` (409 while it is being published)."""
+        record = services.record_publication(user=request.user, **validated(s.RecordPublicationInputSerializer, request))
+        return created(s.PublishingRecordSerializer(record).data)
+
+
+@extend_schema(tags=["publisher"])
+class DeploymentViewSet(mixins.ListModelMixin, PublisherViewSet):
+    """Versions of each site's public definition, newest first; a new one is made when what the
+    site publishes changed."""
+
+    queryset = Deployment.objects.all()
+    serializer_class = s.DeploymentSerializer
+    filterset_class = DeploymentFilter
+
+
+class _ContentView(ApiView):
+    module = "publisher"
+    throttle_scope = "content"
+    # The content id is resolved through AccountContentField: the caller's account, sites it may touch.
+    tenant_scope = "own_account"
+
+
+class PublishView(_ContentView):
+    @extend_schema(tags=["publisher"], request=s.PublishInputSerializer, responses={200: s.PublishStatusSerializer})
+    def post(self, request):
+        """Publishes the content on its site's CMS now. The answer is where the content stands
+        afterwards, with the attempt's record: ``site_status`` ``published``, or ``scheduled`` with
+        ``next_retry_at`` when the CMS failed in a way worth retrying, or ``failed``. A site with
+        no active integration, or content already being published, is a 409."""
+        content = validated(s.PublishInputSerializer, request)["content"]
+        services.publish_now(content=content, user=request.user)
+        return ok(s.PublishStatusSerializer(selectors.publish_status(content)).data)
+
+
+class PublishStatusView(_ContentView):
+    @extend_schema(
+        tags=["publisher"],
+        parameters=[OpenApiParameter("content_id", int, required=True)],
+        responses={200: s.PublishStatusSerializer},
+    )
+    def get(self, request):
+        """Where the content stands on its CMS, with its newest publishing attempt."""
+        content = validated_query(s.PublishStatusQuerySerializer, request)["content"]
+        return ok(s.PublishStatusSerializer(selectors.publish_status(content)).data)
+
+
+class SiteDefinitionView(ApiView):
+    """Public: no credentials. Only active sites, and of them only what is published."""
+
+    permission_classes = [AllowAny]
+    authentication_classes: list = []
+    tenant_scope = "public"
+    throttle_scope = "content"
+
+    @extend_schema(tags=["publisher"], parameters=[s.SiteDefinitionQuerySerializer], responses={200: dict})
+    def get(self, request):
+        """A site's public definition by slug (``site``) or ``domain``: the site, its sectors,
+        categories, tags and published articles, as of its newest deployment (``version``)."""
+        query = validated_query(s.SiteDefinitionQuerySerializer, request)
+        site = definition.find_public_site(slug=query.get("site", ""), domain=query.get("domain", ""))
+        if site is None:
+            raise NotFound()
+        response = ok(definition.public_definition(site))
+        patch_cache_control(response, public=True, max_age=definition.cache_seconds())
+        return response
