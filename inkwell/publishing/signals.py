@@ -1,0 +1,33 @@
+"""Publishing's receivers of other domains' signals."""
+
+from django.dispatch import receiver
+
+from inkwell.api.exceptions import BusinessRuleViolation
+from inkwell.notifications.models import NotificationType, Severity
+from inkwell.notifications.services import notify
+from inkwell.publishing.site_settings import effective_settings, schedule_in_next_slot
+from inkwell.writer.models import Content
+from inkwell.writer.signals import content_approved
+
+
+@receiver(content_approved, sender=Content, dispatch_uid="publishing.auto_publish")
+def auto_publish(sender, content: Content, **kwargs) -> None:
+    """Approved content of a site that auto-publishes goes into its next free slot. When the
+    limits leave none, the approval stands and the account is told why nothing was scheduled."""
+    if not effective_settings(content.site).publishing.auto_publish_enabled:
+        return
+    try:
+        schedule_in_next_slot(content)
+    except BusinessRuleViolation as refused:
+        reason = refused.errors["scheduled_publish_at"][0]
+        notify(
+            content.account,
+            NotificationType.CONTENT_PUBLISH_FAILED,
+            title="",
+            message=f'"{content.title}" was approved but not scheduled: {reason}.',
+            severity=Severity.WARNING,
+            action_label="Open",
+            action_url=f"/writer/content/{content.pk}",
+            metadata={"content_id": content.pk},
+            site=content.site,
+        )
