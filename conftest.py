@@ -14,7 +14,7 @@ from inkwell.tenancy.defaults import load_defaults
 from inkwell.tenancy.models import Account, Industry, IndustrySector, Plan, Role, RoleName, Site, Subscription, User
 
 # ``openai_server``: a protocol-faithful OpenAI-compatible server on loopback, for any test.
-pytest_plugins = ["inkwell.ai.tests.openai_server"]
+pytest_plugins = ["inkwell.ai.tests.openai_server", "inkwell.cms.tests.wordpress", "inkwell.cms.tests.cms_server"]
 
 
 def pytest_collection_modifyitems(config, items):

@@ -408,6 +408,8 @@ LOGGING = {
     "loggers": {
         # 4xx answers are the client's business; 5xx are logged with their request id.
         "django.request": {"handlers": ["console"], "level": "ERROR", "propagate": False},
+        # The HTTP client of the CMS adapter and the OpenAI SDK logs every request at INFO.
+        "httpx2": {"level": "WARNING"},
     },
 }
 CSRF_FAILURE_VIEW = "inkwell.api.exceptions.csrf_failure"

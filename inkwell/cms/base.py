@@ -201,3 +201,12 @@ class CMSAdapter(ABC):
     @abstractmethod
     def posts(self, external_ids: list[str]) -> dict[str, RemotePost]:
         """The posts among ``external_ids`` that still exist (trashed ones included), by id."""
+
+    def close(self) -> None:
+        """Release the connections the adapter keeps open between calls."""
+
+    def __enter__(self) -> "CMSAdapter":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

@@ -286,7 +286,8 @@ def _attempt(content: Content, *, trigger: str, user: User | None = None, now: d
         return _fail(content, record, "no_integration", NO_CMS_INTEGRATION, retryable=False, started=None)
     started = time.monotonic()
     try:
-        remote = push(adapter_for(integration), content)
+        with adapter_for(integration) as adapter:
+            remote = push(adapter, content)
     except CMSError as error:
         return _fail(content, record, error.code, error.message, retryable=error.retryable, started=started)
     return _succeed(content, record, remote, started)
