@@ -386,6 +386,8 @@ INKWELL_CMS = {
     # How long the public site definition may be served from the cache.
     "SITE_DEFINITION_CACHE_SECONDS": env_int("SITE_DEFINITION_CACHE_SECONDS", 60),
 }
+# Links the linker may put into one article to other articles of its site (a request may ask for fewer or more, 1-50).
+LINKER_MAX_LINKS = env_int("LINKER_MAX_LINKS", 5)
 CELERY_BEAT_SCHEDULE |= {
     "publish-due-content": {"task": "inkwell.publishing.publish_due", "schedule": INKWELL_CMS["PUBLISH_SWEEP_SECONDS"]},
     "deploy-changed-sites": {"task": "inkwell.publishing.deploy_changed_sites", "schedule": INKWELL_CMS["PUBLISH_SWEEP_SECONDS"]},

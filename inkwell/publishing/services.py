@@ -28,7 +28,6 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from django.utils.html import escape
-from django.utils.text import slugify
 
 from inkwell.api.exceptions import StateConflict
 from inkwell.cms import build_adapter
@@ -39,7 +38,7 @@ from inkwell.notifications.services import notify
 from inkwell.publishing.models import PublishingRecord, PublishStatus, PublishTrigger
 from inkwell.system.selectors import content_settings
 from inkwell.tenancy.models import User
-from inkwell.writer.models import Content, ContentStatus, Image, ImageStatus, ImageType, SiteStatus, Taxonomy, TaxonomyType
+from inkwell.writer.models import Content, ContentStatus, Image, ImageStatus, ImageType, SiteStatus, Taxonomy, TaxonomyType, cms_slug
 
 logger = logging.getLogger("inkwell.publishing")
 
@@ -178,7 +177,7 @@ def _payload(adapter: CMSAdapter, content: Content) -> PostPayload:
         title=content.title,
         html=body_with_images(content.html, in_article),
         excerpt=content.excerpt or content.meta_description,
-        slug=content.slug or slugify(content.title, allow_unicode=True)[:200],
+        slug=cms_slug(slug=content.slug, title=content.title, content_id=content.pk),
         status=content_settings(content.account, "publishing")["default_publish_status"],
         category_ids=category_ids,
         tag_ids=tag_ids,

@@ -5,6 +5,7 @@ from typing import ClassVar
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.text import slugify
 
 from inkwell.planner.models import Cluster, ContentIdea
 from inkwell.tenancy.models import AccountOwnedModel, Sector, Site
@@ -84,6 +85,12 @@ class Task(AccountOwnedModel):
 
     def __str__(self):
         return self.title
+
+
+def cms_slug(*, slug: str, title: str, content_id: int) -> str:
+    """The slug an article goes to its CMS with (and so its path there): its own, else one made
+    from its title, else its id. The publisher sends it and the linker links to it."""
+    return (slug or slugify(title) or slugify(title, allow_unicode=True) or str(content_id))[:200]
 
 
 class Content(AccountOwnedModel):

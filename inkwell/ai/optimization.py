@@ -1,0 +1,27 @@
+"""Optimization against a list of problems an analysis found.
+
+``AIClient.optimize_article`` sends the account's optimization prompt, which knows the article but
+not what a site-aware analysis (the optimizer app: target length, links, images) found wrong with
+it. ``optimize_with_suggestions`` sends the same prompt followed by those findings, so the provider
+works on them too. The prompt text stays here, in the AI engine, as for every other operation.
+"""
+
+from collections.abc import Sequence
+
+from inkwell.ai.client import AIClient
+from inkwell.ai.types import AIResult, ArticleDraft, OptimizedArticle
+
+SUGGESTIONS_HEADER = "An analysis of the article found these problems. Fix each one you can without inventing facts:"
+
+
+def optimization_prompt(client: AIClient, article: ArticleDraft, suggestions: Sequence[str]) -> str:
+    prompt = client.prompt("optimization", title=article.title, focus_keyword=article.focus_keyword, content=article.html)
+    findings = [" ".join(suggestion.split()) for suggestion in suggestions if suggestion.strip()]
+    if not findings:
+        return prompt
+    return "\n".join([prompt, "", SUGGESTIONS_HEADER, *(f"- {finding}" for finding in findings)])
+
+
+def optimize_with_suggestions(client: AIClient, article: ArticleDraft, suggestions: Sequence[str]) -> AIResult[OptimizedArticle]:
+    """The article improved by the client's text provider, told about ``suggestions`` as well."""
+    return client.text.optimize_article(article, prompt=optimization_prompt(client, article, suggestions))

@@ -1,0 +1,145 @@
+"""Writes of the optimizer: AI optimization of articles, one (``optimizer.optimize``) or many
+(``optimizer.batch_optimize``), as jobs.
+
+Credits: ``optimization`` per article, all of them reserved when the job starts (402 at once, and
+no job, when the balance cannot cover them). When the job ends only the articles whose
+optimization was saved are charged; the rest of the reservation is freed, so an article the AI
+could not improve, that failed, or that was edited meanwhile costs nothing.
+
+For each article: the analysis (``selectors``) finds what to improve; the account's AI provider
+rewrites the article with the optimization prompt and those suggestions
+(``inkwell.ai.optimization``); the proposal is analysed the same way; it is saved through the
+writer's ``content_update`` (a new revision, the body sanitised) only when it scores at least as
+high as the article and changed something, and only when nobody changed the article while the
+provider worked on it. The title stays the author's; the body, meta title and meta description
+change, and the focus keyword when the article had none.
+"""
+
+from dataclasses import dataclass
+
+from django.db import models
+
+from inkwell.ai.analysis import blocks
+from inkwell.ai.client import AIClient
+from inkwell.ai.optimization import optimize_with_suggestions
+from inkwell.ai.types import ArticleDraft, TokenUsage
+from inkwell.billing.services import cost_of, reserve_for_job
+from inkwell.jobs.models import Job
+from inkwell.jobs.services import start_job
+from inkwell.linker.services import content_of_one_site
+from inkwell.optimizer.selectors import Report, SiteContext, content_report, site_context
+from inkwell.system.selectors import ai_client, content_settings
+from inkwell.tenancy.models import Account, User
+from inkwell.writer.models import Content
+from inkwell.writer.sanitize import clean_html
+from inkwell.writer.services import content_update
+
+OPTIMIZE = "optimizer.optimize"
+BATCH_OPTIMIZE = "optimizer.batch_optimize"
+OPERATION = "optimization"
+MAX_BATCH_CONTENT = 50
+META_TITLE_MAX = Content._meta.get_field("meta_title").max_length
+META_DESCRIPTION_MAX = Content._meta.get_field("meta_description").max_length
+FOCUS_KEYWORD_MAX = Content._meta.get_field("focus_keyword").max_length
+# The fields an optimization reads and may change; a change of any while the provider works voids it.
+WATCHED_FIELDS = ("title", "html", "meta_title", "meta_description", "focus_keyword")
+
+
+class Outcome(models.TextChoices):
+    OPTIMIZED = "optimized", "Saved as a new revision"
+    NOT_IMPROVED = "not_improved", "The proposal scored lower or changed nothing; not saved"
+    CONTENT_CHANGED = "content_changed", "The content was edited while it was optimized; not saved"
+    NOT_FOUND = "not_found", "The content was deleted while it was optimized"
+
+
+def start_optimization(*, account: Account, user: User, content: Content) -> Job:
+    """Starts ``optimizer.optimize`` for the content, holding one ``optimization`` (402 when short)."""
+    return start_job(
+        account=account,
+        kind=OPTIMIZE,
+        params={"content_id": content.pk},
+        site=content.site,
+        user=user,
+        prepare=reserve_for_job(OPERATION, cost_of(OPERATION, 1), description=f"Optimization: {content.title}"[:255]),
+    )
+
+
+def start_batch_optimization(*, account: Account, user: User, contents: models.QuerySet, content_ids: list[int]) -> Job:
+    """Starts ``optimizer.batch_optimize`` over the caller's content among ``content_ids`` (``contents``
+    is the caller's scoped queryset; the others are reported as ``not_found``), holding one
+    ``optimization`` per article found, all up front (402 when short)."""
+    found, not_found, site = content_of_one_site(account, contents, content_ids)
+    return start_job(
+        account=account,
+        kind=BATCH_OPTIMIZE,
+        params={"content_ids": found, "not_found": not_found},
+        site=site,
+        user=user,
+        prepare=reserve_for_job(OPERATION, cost_of(OPERATION, len(found)), description=f"Optimization of {len(found)} articles"),
+    )
+
+
+def optimizer_client(account: Account) -> AIClient:
+    """The account's AI client, on the testing model when its content settings ask for it (as the writer's)."""
+    testing = content_settings(account, "content_generation")["use_testing_model"]
+    return ai_client(account, live=False if testing else None)
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """What the provider made of one article, and what the article was when it was asked."""
+
+    content_id: int
+    snapshot: tuple
+    context: SiteContext
+    before: Report
+    article: ArticleDraft
+    changes: list[str]
+    usage: TokenUsage
+
+
+def _snapshot(content: Content) -> tuple:
+    return tuple(getattr(content, name) for name in WATCHED_FIELDS)
+
+
+def propose(client: AIClient, account: Account, content: Content) -> Proposal:
+    """Asks the provider to improve ``content`` against its analysis' suggestions; saves nothing.
+    AI errors propagate."""
+    context = site_context(account, content)
+    before = content_report(content, context)
+    article = ArticleDraft(
+        title=content.title,
+        meta_title=content.meta_title,
+        meta_description=content.meta_description,
+        focus_keyword=content.focus_keyword,
+        outline=[block.text for block in blocks(content.html) if block.tag == "h2"],
+        html=content.html,
+        word_count=before.metrics["word_count"],
+    )
+    answer = optimize_with_suggestions(client, article, before.suggestions)
+    return Proposal(content.pk, _snapshot(content), context, before, answer.value.article, list(answer.value.changes), answer.usage)
+
+
+def apply_proposal(*, account: Account, proposal: Proposal, user: User | None) -> dict:
+    """Saves the proposal as a new revision when it is worth it (see the module docstring); the
+    item's result. Runs inside the caller's transaction, with the article locked."""
+    current = Content.objects.for_account(account).select_for_update().filter(pk=proposal.content_id).first()
+    result = {"content_id": proposal.content_id, "score_before": proposal.before.score, "changes": [], "suggestions": proposal.before.suggestions}
+    if current is None:
+        return {**result, "outcome": Outcome.NOT_FOUND, "score_after": proposal.before.score}
+    if _snapshot(current) != proposal.snapshot:
+        return {**result, "outcome": Outcome.CONTENT_CHANGED, "score_after": content_report(current, proposal.context).score}
+    improved = proposal.article
+    fields = {
+        "html": clean_html(improved.html),
+        "meta_title": improved.meta_title[:META_TITLE_MAX],
+        "meta_description": improved.meta_description[:META_DESCRIPTION_MAX],
+    }
+    if not current.focus_keyword.strip() and improved.focus_keyword.strip():
+        fields["focus_keyword"] = improved.focus_keyword.strip()[:FOCUS_KEYWORD_MAX]
+    after = content_report(current, proposal.context, **fields)
+    changed = any(value != getattr(current, name) for name, value in fields.items())
+    if not changed or after.score < proposal.before.score:
+        return {**result, "outcome": Outcome.NOT_IMPROVED, "score_after": after.score}
+    content_update(account=account, content=current, user=user, **fields)
+    return {**result, "outcome": Outcome.OPTIMIZED, "score_after": after.score, "changes": proposal.changes}
