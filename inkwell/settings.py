@@ -281,6 +281,9 @@ SPECTACULAR_SETTINGS = {
         "KeywordStatusEnum": "inkwell.planner.models.KeywordStatus",
         "ClusterStatusEnum": "inkwell.planner.models.ClusterStatus",
         "IdeaStatusEnum": "inkwell.planner.models.IdeaStatus",
+        "SyncStatusEnum": "inkwell.integration.models.SyncStatus",
+        "ConnectionStatusEnum": "inkwell.integration.models.ConnectionStatus",
+        "PublishStatusEnum": "inkwell.publishing.models.PublishStatus",
     },
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums"],
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
@@ -391,6 +394,7 @@ LINKER_MAX_LINKS = env_int("LINKER_MAX_LINKS", 5)
 CELERY_BEAT_SCHEDULE |= {
     "publish-due-content": {"task": "inkwell.publishing.publish_due", "schedule": INKWELL_CMS["PUBLISH_SWEEP_SECONDS"]},
     "deploy-changed-sites": {"task": "inkwell.publishing.deploy_changed_sites", "schedule": INKWELL_CMS["PUBLISH_SWEEP_SECONDS"]},
+    "purge-webhook-deliveries": {"task": "inkwell.integration.purge_webhook_deliveries", "schedule": 3600},
 }
 # Fernet keys that encrypt stored secrets (provider API keys, CMS passwords); the first encrypts,
 # all decrypt, so a key can be rotated. Empty: one derived from DJANGO_SECRET_KEY.

@@ -26,10 +26,12 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework import mixins
 
 from inkwell.billing import services as billing
+from inkwell.integration.models import SiteIntegration
 from inkwell.jobs.models import Job
 from inkwell.keywords.models import SeedKeyword
 from inkwell.notifications.services import notify
 from inkwell.planner.models import Cluster, ContentIdea, Keyword
+from inkwell.publishing.models import Deployment, PublishingRecord
 from inkwell.tenancy import services
 from inkwell.tenancy.models import IndustrySector, Plan, Role, RoleName, Site, SiteUserAccess, Subscription, User
 from inkwell.writer.models import Content, ContentRevision, Image, ImageStatus, Task, Taxonomy
@@ -57,6 +59,9 @@ SEEDED_LISTS = {
     "/api/v1/writer/content/": ROWS,
     "/api/v1/writer/taxonomies/": ROWS,
     "/api/v1/writer/images/": ROWS,
+    "/api/v1/integration/": ROWS,
+    "/api/v1/publisher/records/": ROWS,
+    "/api/v1/publisher/deployments/": ROWS,
 }
 
 
@@ -128,6 +133,11 @@ def seeded(make_tenant, settings):
             account=tenant.account, site=site, content=content, prompt=f"Prompt {n}", status=ImageStatus.GENERATED,
             file=f"images/{tenant.account.pk}/{site.pk}/image-{n}.png", width=1024, height=1024, mime_type="image/png",
         )
+        SiteIntegration.objects.create(
+            account=tenant.account, site=site, base_url=f"https://site-{n}.budget.example.com", username="editor", app_password="app password", webhook_secret="s" * 32,
+        )
+        PublishingRecord.objects.create(account=tenant.account, site=site, content=content, platform="wordpress", trigger="manual", created_by=tenant.owner)
+        Deployment.objects.create(account=tenant.account, site=site, version=1, checksum="0" * 64, definition={})
     services.api_key_create(account=neighbour.account, user=neighbour.owner, name="neighbour key")
     SiteUserAccess.objects.create(account=neighbour.account, user=neighbour.viewer, site=neighbour.site)
     assert Site.objects.for_account(tenant.account).count() == ROWS

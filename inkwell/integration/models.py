@@ -25,6 +25,10 @@ class SyncStatus(models.TextChoices):
     RUNNING = "running", "Running"
     SUCCEEDED = "succeeded", "Succeeded"
     FAILED = "failed", "Failed"
+    CANCELLED = "cancelled", "Cancelled"
+
+
+ACTIVE_SYNC_STATUSES = frozenset({SyncStatus.QUEUED, SyncStatus.RUNNING})
 
 
 class SiteIntegration(AccountOwnedModel):
@@ -66,6 +70,7 @@ class SyncRun(AccountOwnedModel):
     job = models.ForeignKey(Job, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     status = models.CharField(max_length=10, choices=SyncStatus.choices, default=SyncStatus.RUNNING)
     counts = models.JSONField(default=dict, blank=True)
+    error_code = models.CharField(max_length=40, blank=True)
     error = models.CharField(max_length=300, blank=True)
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -95,3 +100,15 @@ class WebhookDelivery(AccountOwnedModel):
         ordering = ["-received_at", "-id"]
         constraints = [models.UniqueConstraint(fields=["integration", "signature"], name="webhook_delivery_once")]
         indexes = [models.Index(fields=["received_at"], name="webhook_delivery_received")]
+
+
+class SiteSetup(AccountOwnedModel):
+    """The moment a site first had a sector and a CMS integration whose connection test succeeded.
+    One row per site, ever: inserting it is what decides that ``site_setup_complete`` is raised,
+    so the notification cannot be raised twice, not even by two requests racing."""
+
+    site = models.OneToOneField(Site, on_delete=models.CASCADE, related_name="+")
+    completed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]

@@ -30,9 +30,9 @@ from django.utils import timezone
 from django.utils.html import escape
 
 from inkwell.api.exceptions import StateConflict
-from inkwell.cms import build_adapter
-from inkwell.cms.base import CMSAdapter, CMSCredentials, CMSError, CMSNotFound, PostPayload, RemotePost
+from inkwell.cms.base import CMSAdapter, CMSError, CMSNotFound, PostPayload, RemotePost
 from inkwell.integration.models import SiteIntegration
+from inkwell.integration.services import adapter_for
 from inkwell.notifications.models import NotificationType, Severity
 from inkwell.notifications.services import notify
 from inkwell.publishing.models import PublishingRecord, PublishStatus, PublishTrigger
@@ -67,11 +67,6 @@ def active_integration(content: Content) -> SiteIntegration | None:
         .order_by("id")
         .first()
     )
-
-
-def adapter_for(integration: SiteIntegration) -> CMSAdapter:
-    credentials = CMSCredentials(base_url=integration.base_url, username=integration.username, app_password=integration.app_password)
-    return build_adapter(integration.platform, credentials)
 
 
 def reference_of(content: Content) -> str:

@@ -47,6 +47,10 @@ class DeploymentViewSet(mixins.ListModelMixin, PublisherViewSet):
     serializer_class = s.DeploymentSerializer
     filterset_class = DeploymentFilter
 
+    def scoped_queryset(self, queryset):
+        # The definition itself (every published article) is served by site-definition, not listed.
+        return queryset.defer("definition")
+
 
 class _ContentView(ApiView):
     module = "publisher"
