@@ -6,9 +6,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import pytest
+from django.conf import settings as django_settings
 from django.db import connection
 from rest_framework.test import APIClient
 
+from inkwell.system.defaults import load_ai_models
+from inkwell.system.models import AIModel
 from inkwell.tenancy import services, tokens
 from inkwell.tenancy.defaults import load_defaults
 from inkwell.tenancy.models import Account, Industry, IndustrySector, Plan, Role, RoleName, Site, Subscription, User
@@ -47,6 +50,7 @@ def pytest_runtest_teardown(item, nextitem):
     if nextitem is not None and marker and marker.kwargs.get("transaction") and _db_blocker is not None:
         with _db_blocker.unblock():
             load_defaults(Plan, Role, Industry, IndustrySector)
+            load_ai_models(AIModel, django_settings.INKWELL_AI)
 
 
 @pytest.fixture(autouse=True)

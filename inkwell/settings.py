@@ -284,6 +284,8 @@ SPECTACULAR_SETTINGS = {
         "SyncStatusEnum": "inkwell.integration.models.SyncStatus",
         "ConnectionStatusEnum": "inkwell.integration.models.ConnectionStatus",
         "PublishStatusEnum": "inkwell.publishing.models.PublishStatus",
+        "DayEnum": "inkwell.publishing.defaults.DAYS",
+        "ScheduleFrequencyEnum": "inkwell.system.defaults.SCHEDULE_FREQUENCIES",
     },
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums"],
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],

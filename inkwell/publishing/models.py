@@ -62,3 +62,31 @@ class Deployment(AccountOwnedModel):
         ordering = ["-created_at", "-id"]
         constraints = [models.UniqueConstraint(fields=["site", "version"], name="deployment_version_per_site")]
         indexes = [models.Index(fields=["account", "site", "-version"], name="deployment_site_recent")]
+
+
+class SiteSettings(AccountOwnedModel):
+    """A site's automation, publishing and AI settings, one row per site.
+
+    Each JSON column holds only the fields the site changed; reads lay them over the central
+    defaults (``inkwell.publishing.defaults``, merged by ``inkwell.publishing.site_settings``), so
+    a site that never changed a field follows the defaults. ``automation``: enabled, frequency,
+    time, scheduled_days; ``stages``: ``{"<number>": {enabled, batch_size, per_run_limit}}``;
+    ``publishing``: the publishing fields of the defaults plus total_items_per_run, ``time_slots``
+    as ``[{start, end}]``. A null model means the account's own AI provider settings.
+    """
+
+    site = models.OneToOneField(Site, on_delete=models.CASCADE, related_name="site_settings")
+    automation = models.JSONField(default=dict, blank=True)
+    stages = models.JSONField(default=dict, blank=True)
+    publishing = models.JSONField(default=dict, blank=True)
+    testing_model = models.ForeignKey("system.AIModel", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    live_model = models.ForeignKey("system.AIModel", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    image_model = models.ForeignKey("system.AIModel", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "site settings"
+
+    def __str__(self):
+        return f"Settings of site {self.site_id}"

@@ -4,7 +4,7 @@ the defaults). They do not edit them here: the API validates every value, the ad
 from django.contrib import admin
 
 from inkwell import crypto
-from inkwell.system.models import ContentSettings, IntegrationSettings, ModuleSetting, PromptOverride
+from inkwell.system.models import AIModel, ContentSettings, IntegrationSettings, ModuleSetting, PromptOverride
 from inkwell.tenancy.admin import AllAccountsAdmin
 
 
@@ -47,3 +47,13 @@ class PromptOverrideAdmin(SettingsAdmin):
 class ModuleSettingAdmin(SettingsAdmin):
     list_display = ["id", "account", "module", "enabled", "updated_at"]
     list_filter = ["module", "enabled"]
+
+
+@admin.register(AIModel)
+class AIModelAdmin(admin.ModelAdmin):
+    """The catalogue sites choose their models from: staff add models and deactivate the ones no
+    longer offered (sites that chose one fall back to their account's model)."""
+
+    list_display = ["id", "kind", "provider", "name", "is_active"]
+    list_filter = ["kind", "provider", "is_active"]
+    search_fields = ["name"]

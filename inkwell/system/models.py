@@ -93,3 +93,30 @@ class ModuleSetting(AccountOwnedModel):
 
     def __str__(self):
         return f"{self.module} {'on' if self.enabled else 'off'} for account {self.account_id}"
+
+
+class AIModelKind(models.TextChoices):
+    TEXT = "text", "Text"
+    IMAGE = "image", "Image"
+
+
+class AIModel(models.Model):
+    """A model a site may choose for its AI work (unified site settings, ``ai_settings``).
+
+    One catalogue for every account, kept by staff in the admin and seeded by a data migration.
+    ``name`` is what a provider call sends as the model; a model no longer offered is made
+    inactive rather than deleted, so sites that chose it keep a valid reference.
+    """
+
+    kind = models.CharField(max_length=10, choices=AIModelKind.choices)
+    provider = models.CharField(max_length=20, help_text="The provider that serves it: local or openai.")
+    name = models.CharField(max_length=100)
+    is_active = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ["kind", "provider", "name", "id"]
+        constraints = [models.UniqueConstraint(fields=["kind", "provider", "name"], name="ai_model_unique")]
+        verbose_name = "AI model"
+
+    def __str__(self):
+        return f"{self.provider}/{self.name} ({self.kind})"

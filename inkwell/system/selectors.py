@@ -14,9 +14,10 @@ from inkwell.ai.client import AIClient
 from inkwell.ai.prompts import PROMPTS
 from inkwell.ai.providers import build_image_provider, build_text_provider, default_image_config, default_text_config
 from inkwell.ai.providers.base import ProviderConfig
+from inkwell.publishing.models import SiteSettings
 from inkwell.system.defaults import AI_PROVIDER_DEFAULTS, CONTENT_DEFAULTS, IMAGE_GENERATION_DEFAULTS, MODULES
 from inkwell.system.models import ContentSettings, IntegrationSettings, IntegrationType, ModuleSetting, PromptOverride
-from inkwell.tenancy.models import Account
+from inkwell.tenancy.models import Account, Site
 
 # The fields of each integration type that IntegrationSettings.config holds once saved.
 CONFIG_FIELDS = {
@@ -98,14 +99,36 @@ def integration_settings(account: Account, integration_type: str) -> dict:
     return effective_integration(account, integration_type).public()
 
 
-def ai_client(account: Account, *, live: bool | None = None) -> AIClient:
-    """An AI client with the account's providers, keys and prompts (two queries)."""
+def _site_models(account: Account, site: Site) -> dict[str, str]:
+    """The model names the site's settings choose (``ai_settings``), by role: ``testing``,
+    ``live``, ``image``; a choice that is unset or no longer active is left out (one query)."""
+    row = (
+        SiteSettings.objects.for_account(account)
+        .filter(site=site)
+        .select_related("testing_model", "live_model", "image_model")
+        .first()
+    )
+    if row is None:
+        return {}
+    chosen = {"testing": row.testing_model, "live": row.live_model, "image": row.image_model}
+    return {role: model.name for role, model in chosen.items() if model is not None and model.is_active}
+
+
+def ai_client(account: Account, *, live: bool | None = None, site: Site | None = None) -> AIClient:
+    """An AI client with the account's providers, keys and prompts (two queries).
+
+    With ``site``, the models the site's settings choose replace the account's (one query more):
+    its live or testing text model, whichever this call uses, and its image model.
+    """
     rows = _rows(account, IntegrationType.values)
     text = EffectiveIntegration(IntegrationType.AI_PROVIDER, rows.get(IntegrationType.AI_PROVIDER))
     image = EffectiveIntegration(IntegrationType.IMAGE_GENERATION, rows.get(IntegrationType.IMAGE_GENERATION))
+    if live is None:
+        live = not text.values["use_testing_model"]
+    site_models = _site_models(account, site) if site is not None else {}
     return AIClient(
-        text=build_text_provider(text.provider_config(model=text.text_model(live=live))),
-        image=build_image_provider(image.provider_config(model=image.values["model"])),
+        text=build_text_provider(text.provider_config(model=site_models.get("live" if live else "testing") or text.text_model(live=live))),
+        image=build_image_provider(image.provider_config(model=site_models.get("image") or image.values["model"])),
         templates=effective_prompts(account),
     )
 

@@ -29,7 +29,7 @@ from inkwell.system.defaults import (
     STRUCTURES,
     TONES,
 )
-from inkwell.system.models import IntegrationType
+from inkwell.system.models import AIModel, IntegrationType
 
 # The spec's field messages (Errors / Field-level messages, System rows), word for word.
 REQUIRED = "This field is required"
@@ -290,3 +290,13 @@ class ModulesInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     modules = ModuleChangesSerializer(
         help_text="The modules to switch on (true) or off (false); others keep their state.", error_messages={"required": REQUIRED, "null": REQUIRED}
     )
+
+
+# The AI model catalogue.
+
+
+class AIModelSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = AIModel
+        fields = ["id", "kind", "provider", "name", "is_active"]
+        read_only_fields = fields

@@ -20,4 +20,5 @@ urlpatterns = [
     path("prompts/<str:prompt_type>/", views.PromptView.as_view(), name="system-prompt-detail"),
     path("prompts/<str:prompt_type>/reset/", views.PromptResetView.as_view(), name="system-prompt-reset"),
     path("modules/", views.ModulesView.as_view(), name="system-modules"),
+    path("ai-models/", views.AIModelViewSet.as_view({"get": "list"}), name="system-ai-model-list"),
 ]

@@ -1,18 +1,19 @@
 from django.http import JsonResponse
+from django_filters import rest_framework as filters
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
-from rest_framework import serializers
+from rest_framework import mixins, serializers
 from rest_framework.exceptions import NotFound
 from rest_framework.permissions import IsAuthenticated
 
 from inkwell.ai.prompts import PROMPT_TYPE_NAMES, PROMPTS
 from inkwell.api.envelope import ok, success_body
 from inkwell.api.idempotency import idempotent
-from inkwell.api.views import ApiView, validated
+from inkwell.api.views import ApiGenericViewSet, ApiView, validated
 from inkwell.system import selectors, services
 from inkwell.system import serializers as s
 from inkwell.system.health import system_health
-from inkwell.system.models import IntegrationType
+from inkwell.system.models import AIModel, AIModelKind, IntegrationType
 from inkwell.tenancy.models import MANAGER_ROLES
 
 HEALTH_RESULT = inline_serializer(
@@ -245,3 +246,26 @@ class ModulesView(SystemSettingsView):
     def put(self, request):
         services.modules_save(account=request.account, modules=validated(s.ModulesInputSerializer, request)["modules"])
         return self._answer(request)
+
+
+# The AI model catalogue.
+
+
+class AIModelFilter(filters.FilterSet):
+    kind = filters.ChoiceFilter(choices=AIModelKind.choices)
+    is_active = filters.BooleanFilter()
+
+    class Meta:
+        model = AIModel
+        fields = ["kind", "is_active"]
+
+
+@extend_schema(tags=["system"])
+class AIModelViewSet(mixins.ListModelMixin, ApiGenericViewSet):
+    """The models a site may choose in its settings (``ai_settings`` of the unified site
+    settings): the same catalogue for every account, kept by staff."""
+
+    tenant_scope = "global"
+    queryset = AIModel.objects.all()
+    serializer_class = s.AIModelSerializer
+    filterset_class = AIModelFilter

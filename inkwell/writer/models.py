@@ -127,6 +127,9 @@ class Content(AccountOwnedModel):
             # The publisher's periodic job finds due content through this one.
             models.Index(fields=["site_status", "scheduled_publish_at"], name="content_due"),
             models.Index(fields=["site", "-updated_at"], name="content_site_updated"),
+            # The slot planner's taken times of a site.
+            models.Index(fields=["site", "site_status", "scheduled_publish_at"], name="content_site_schedule"),
+            models.Index(fields=["site", "published_at"], name="content_site_published"),
         ]
 
     def __str__(self):

@@ -244,7 +244,7 @@ class ContentFieldsMixin(serializers.Serializer):
         help_text="Categories and tags of the content's site.",
     )
 
-    def validate_taxonomies(self, ids: list[int]) -> list[Taxonomy]:
+    def validate_taxonomy_ids(self, ids: list[int]) -> list[Taxonomy]:
         found = {taxonomy.pk: taxonomy for taxonomy in Taxonomy.objects.for_account(self.context["request"].account).filter(pk__in=ids)}
         if len(found) != len(set(ids)):
             raise serializers.ValidationError(TAXONOMY_NOT_IN_ACCOUNT)

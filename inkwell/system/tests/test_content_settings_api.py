@@ -21,7 +21,7 @@ CONTENT_GENERATION_DEFAULTS = {
     "use_testing_model": False,
 }
 PUBLISHING_DEFAULTS = {
-    "default_publish_status": "draft",
+    "default_publish_status": "publish",
     "auto_schedule": False,
     "schedule_frequency": "daily",
     "schedule_times": ["09:00"],
@@ -62,9 +62,9 @@ def test_publishing_times_are_stored_in_order(owner):
 
 
 def test_the_two_keys_are_stored_apart(owner):
-    owner.post(f"{BASE}/publishing/save/", {"default_publish_status": "publish"}, format="json")
+    owner.post(f"{BASE}/publishing/save/", {"default_publish_status": "draft"}, format="json")
     assert owner.get(f"{BASE}/content_generation/").json()["data"] == CONTENT_GENERATION_DEFAULTS
-    assert owner.get(f"{BASE}/publishing/").json()["data"]["default_publish_status"] == "publish"
+    assert owner.get(f"{BASE}/publishing/").json()["data"]["default_publish_status"] == "draft"
 
 
 @pytest.mark.parametrize(

@@ -80,7 +80,7 @@ def test_the_client_costs_two_queries(tenant, django_assert_num_queries):
 def test_content_settings_ignore_saved_fields_that_are_no_longer_settings(tenant):
     ContentSettings.objects.create(account=tenant.account, key="publishing", values={"auto_schedule": True, "retired_field": 3})
     values = selectors.content_settings(tenant.account, "publishing")
-    assert values == {"default_publish_status": "draft", "auto_schedule": True, "schedule_frequency": "daily", "schedule_times": ["09:00"]}
+    assert values == {"default_publish_status": "publish", "auto_schedule": True, "schedule_frequency": "daily", "schedule_times": ["09:00"]}
 
 
 def test_integration_settings_never_hold_the_key(tenant):

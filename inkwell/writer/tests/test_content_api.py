@@ -6,16 +6,16 @@ from django.test.utils import CaptureQueriesContext
 
 from inkwell.api.tests import assert_error
 from inkwell.writer.models import Content, ContentStatus, SiteStatus
-from inkwell.writer.tests.factories import make_content, make_sector, make_task, site_sector
+from inkwell.writer.tests.factories import make_content, make_sector, make_task, make_taxonomy, site_sector
 
 pytestmark = pytest.mark.django_db
 
 CONTENT = "/api/v1/writer/content/"
 LIST_FIELDS = {
-    "id", "site_id", "sector_id", "task_id", "title", "meta_title", "meta_description", "focus_keyword", "keywords", "word_count",
+    "id", "site_id", "sector_id", "task_id", "title", "slug", "excerpt", "meta_title", "meta_description", "focus_keyword", "keywords", "word_count",
     "status", "site_status", "scheduled_publish_at", "published_at", "external_id", "external_url", "created_at", "updated_at",
 }
-DETAIL_FIELDS = LIST_FIELDS | {"html"}
+DETAIL_FIELDS = LIST_FIELDS | {"html", "taxonomy_ids"}
 
 
 def content_rows(account) -> list[dict]:
@@ -195,6 +195,34 @@ def test_a_sector_of_another_site_is_refused_on_update(tenant, second_site, as_u
     response = as_user(tenant.owner).patch(f"{CONTENT}{content.pk}/", {"sector_id": site_sector(tenant, second_site).pk}, format="json")
 
     assert_error(response, 400, "validation_error", errors={"sector_id": ["Sector must belong to the selected site"]})
+
+
+def test_slug_excerpt_and_taxonomies_are_set_on_update_and_shown_in_the_detail(tenant, as_user):
+    content = make_content(tenant)
+    category = make_taxonomy(tenant, name="Vegetables")
+    tag = make_taxonomy(tenant, taxonomy_type="tag", name="Balcony")
+
+    response = as_user(tenant.owner).patch(
+        f"{CONTENT}{content.pk}/", {"slug": "balcony-tomatoes", "excerpt": "In short.", "taxonomy_ids": [tag.pk, category.pk]}, format="json"
+    )
+
+    assert response.status_code == 200, response.content
+    data = response.json()["data"]
+    assert (data["slug"], data["excerpt"], data["taxonomy_ids"]) == ("balcony-tomatoes", "In short.", sorted([category.pk, tag.pk]))
+    cleared = as_user(tenant.owner).patch(f"{CONTENT}{content.pk}/", {"taxonomy_ids": []}, format="json").json()["data"]
+    assert cleared["taxonomy_ids"] == []
+
+
+def test_taxonomies_of_another_site_or_account_are_refused(tenant, other_tenant, second_site, as_user):
+    content = make_content(tenant)
+    client = as_user(tenant.owner)
+
+    elsewhere = client.patch(f"{CONTENT}{content.pk}/", {"taxonomy_ids": [make_taxonomy(tenant, site=second_site).pk]}, format="json")
+    foreign = client.patch(f"{CONTENT}{content.pk}/", {"taxonomy_ids": [make_taxonomy(other_tenant).pk]}, format="json")
+
+    assert_error(elsewhere, 400, "validation_error", errors={"taxonomy_ids": ["Taxonomy must belong to the content's site"]})
+    assert_error(foreign, 400, "validation_error", errors={"taxonomy_ids": ["Taxonomy must belong to your account"]})
+    assert not content.taxonomies.exists()
 
 
 # Tenancy and roles

@@ -1,0 +1,50 @@
+"""The one definition of a site's default settings (spec: Default settings; Publishing and
+automation defaults).
+
+``DEFAULT_SETTINGS`` is what ``GET /integration/settings/defaults/`` returns, word for word; a
+site without saved settings, and a site after a reset, uses exactly these values
+(``inkwell.publishing.site_settings``). ``UNIFIED_ONLY_DEFAULTS`` holds the defaults of the fields
+the unified settings have and the defaults endpoint does not show.
+
+Stages (API-CONTRACT section 8): 1 keywords → clusters, 2 clusters → ideas, 3 ideas → tasks,
+4 tasks → content, 5 content → image prompts, 6 image prompts → images, 7 review gate. A
+``per_run_limit`` of 0 means no limit; ``budget_pct`` is the stage's share of a run's credit
+budget (the seven add up to 100). Delays are seconds.
+"""
+
+DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+STAGE_NUMBERS = tuple(range(1, 8))
+AUTOMATION_FREQUENCIES = ("daily", "weekly", "monthly")
+
+DEFAULT_SETTINGS = {
+    "automation": {"enabled": False, "frequency": "daily", "time": "02:00"},
+    "stages": [
+        {"number": 1, "enabled": True, "batch_size": 50, "per_run_limit": 0, "use_testing": False, "budget_pct": 15},
+        {"number": 2, "enabled": True, "batch_size": 1, "per_run_limit": 0, "use_testing": False, "budget_pct": 10},
+        {"number": 3, "enabled": True, "batch_size": 20, "per_run_limit": 0, "use_testing": False, "budget_pct": 5},
+        {"number": 4, "enabled": True, "batch_size": 1, "per_run_limit": 0, "use_testing": False, "budget_pct": 40},
+        {"number": 5, "enabled": True, "batch_size": 1, "per_run_limit": 0, "use_testing": False, "budget_pct": 5},
+        {"number": 6, "enabled": True, "batch_size": 1, "per_run_limit": 0, "use_testing": False, "budget_pct": 20},
+        {"number": 7, "enabled": True, "batch_size": 10, "per_run_limit": 0, "use_testing": False, "budget_pct": 5},
+    ],
+    "delays": {"within_stage": 3, "between_stage": 5},
+    "publishing": {
+        "auto_approval_enabled": False,
+        "auto_publish_enabled": False,
+        "daily_publish_limit": 3,
+        "weekly_publish_limit": 15,
+        "monthly_publish_limit": 50,
+        "publish_days": ["mon", "tue", "wed", "thu", "fri"],
+        "time_slots": ["09:00", "14:00", "18:00"],
+    },
+    "images": {"style": "photorealistic", "max_images": 4},
+}
+
+UNIFIED_ONLY_DEFAULTS = {
+    # Automation runs every day unless the site narrows it.
+    "automation": {"scheduled_days": list(DAYS)},
+    # 0: a run places every item it made.
+    "publishing": {"total_items_per_run": 0},
+    # None: the account's own AI provider settings (inkwell.system) apply.
+    "ai": {"testing_model_id": None, "live_model_id": None, "image_model_id": None},
+}

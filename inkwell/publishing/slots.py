@@ -1,0 +1,151 @@
+"""Calendar arithmetic of a site's publishing and automation schedules, in the site's time zone.
+
+Pure functions (no database): the slot planner ``next_free_slot``, the automation's
+``next_run_at``, and the wall-clock → UTC conversion both share, which settles what a time of day
+means on a day the clocks change:
+
+- a time that does not exist that day (clocks spring forward over it) means the first instant
+  after the gap (02:30 on a New York spring-forward day is 03:00 EDT);
+- a time that happens twice (clocks fall back) means its first occurrence.
+
+Every datetime going in or out is aware; the results are UTC.
+"""
+
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from inkwell.publishing.defaults import DAYS
+
+# How far ahead the planner looks before it gives up.
+HORIZON_DAYS = 400
+SLOT_LENGTH = timedelta(hours=1)
+END_OF_DAY = time(23, 59)
+
+
+def parse_time(value: str | time) -> time:
+    """``HH:MM`` or ``HH:MM:SS`` (already validated) as a ``time``."""
+    return value if isinstance(value, time) else time.fromisoformat(value)
+
+
+def default_slot_end(start: str | time) -> str:
+    """A slot's end when none is given: an hour after its start, at most the end of the day."""
+    begins = parse_time(start)
+    ends = (datetime.combine(date.min, begins) + SLOT_LENGTH).time()
+    return (ends if ends > begins else END_OF_DAY).strftime("%H:%M")
+
+
+def local_instant(day: date, at: time, tz: ZoneInfo) -> datetime:
+    """The UTC instant of wall-clock ``at`` on ``day`` in ``tz`` (see the module docstring for DST)."""
+    wall = datetime.combine(day, at)
+    first = wall.replace(tzinfo=tz, fold=0).astimezone(UTC)
+    if first.astimezone(tz).replace(tzinfo=None) == wall:
+        return first  # it exists; fold=0 is the first occurrence of an ambiguous time
+    # In a gap: fold=1 reads the wall time with the offset after the change, which lands before
+    # the change; fold=0 with the offset before it, which lands after. The change lies between.
+    before, after = wall.replace(tzinfo=tz, fold=1).astimezone(UTC), first
+    offset_after = after.astimezone(tz).utcoffset()
+    while after - before > timedelta(seconds=1):
+        middle = before + (after - before) / 2
+        if middle.astimezone(tz).utcoffset() == offset_after:
+            after = middle
+        else:
+            before = middle
+    return after.replace(microsecond=0)
+
+
+def _week(day: date) -> tuple[int, int]:
+    year, week, _ = day.isocalendar()
+    return year, week
+
+
+def _month(day: date) -> tuple[int, int]:
+    return day.year, day.month
+
+
+def window_start(after: datetime, time_zone: str) -> datetime:
+    """The earliest instant whose publications count towards a limit that applies after ``after``:
+    the start of its local ISO week (Monday) or month, whichever comes first."""
+    tz = ZoneInfo(time_zone)
+    today = after.astimezone(tz).date()
+    first = min(today - timedelta(days=today.weekday()), today.replace(day=1))
+    return local_instant(first, time.min, tz)
+
+
+def next_free_slot(
+    *,
+    after: datetime,
+    time_zone: str,
+    publish_days: Sequence[str],
+    time_slots: Sequence[Mapping[str, str]],
+    daily_limit: int,
+    weekly_limit: int,
+    monthly_limit: int,
+    taken: Iterable[datetime],
+) -> datetime | None:
+    """The first free publishing slot strictly after ``after`` (UTC), or None within ``HORIZON_DAYS``.
+
+    Slots are the ``start`` of each ``{start, end}`` of ``time_slots`` on the ``publish_days`` (day
+    names), in ``time_zone``. ``taken`` are the times already scheduled or published on the site:
+    a slot with one of them between its start and end is taken, and each counts towards the
+    daily, weekly (ISO week, from Monday) and monthly limit of its local day. A day, week or month
+    at its limit is skipped; a limit of 0 means no limit. Give ``taken`` from ``window_start(after)``
+    on, so that what was published earlier this week or month counts.
+    """
+    tz = ZoneInfo(time_zone)
+    taken = sorted(moment.astimezone(UTC) for moment in taken)
+    local_days = [moment.astimezone(tz).date() for moment in taken]
+    per_day, per_week, per_month = Counter(local_days), Counter(map(_week, local_days)), Counter(map(_month, local_days))
+    windows = sorted((parse_time(slot["start"]), parse_time(slot.get("end") or default_slot_end(slot["start"]))) for slot in time_slots)
+    weekdays = {DAYS.index(day) for day in publish_days}
+    limits = ((daily_limit, per_day, lambda day: day), (weekly_limit, per_week, _week), (monthly_limit, per_month, _month))
+
+    first_day = after.astimezone(tz).date()
+    for offset in range(HORIZON_DAYS + 1):
+        day = first_day + timedelta(days=offset)
+        if day.weekday() not in weekdays:
+            continue
+        if any(limit and count[key(day)] >= limit for limit, count, key in limits):
+            continue
+        for start, end in windows:
+            begins = local_instant(day, start, tz)
+            if begins <= after:
+                continue
+            # The first taken time at or after the slot's start: is it inside the slot?
+            index = bisect_left(taken, begins)
+            if index == len(taken) or (taken[index] != begins and taken[index] >= local_instant(day, end, tz)):
+                return begins
+    return None
+
+
+def next_run_at(*, after: datetime, time_zone: str, frequency: str, days: Sequence[str], at: time) -> datetime | None:
+    """The automation's next run strictly after ``after`` (UTC), at ``at`` in ``time_zone``.
+
+    ``daily``: every one of ``days``; ``weekly``: the first of ``days`` in each week (Monday
+    first); ``monthly``: the first of ``days`` in each month. None when ``days`` is empty.
+    """
+    tz = ZoneInfo(time_zone)
+    weekdays = {DAYS.index(day) for day in days}
+    if not weekdays:
+        return None
+    first_weekday = min(weekdays)
+    today = after.astimezone(tz).date()
+    # Back to the start of the week or month, so that its first run day is known; 40 days cover
+    # the rest of a month and all of the next.
+    start = today - timedelta(days=today.weekday()) if frequency == "weekly" else today.replace(day=1)
+    month_first_run: dict[tuple[int, int], date] = {}
+    for offset in range((today - start).days + 40):
+        day = start + timedelta(days=offset)
+        if day.weekday() not in weekdays:
+            continue
+        month_first_run.setdefault(_month(day), day)
+        if frequency == "weekly" and day.weekday() != first_weekday:
+            continue
+        if frequency == "monthly" and month_first_run[_month(day)] != day:
+            continue
+        moment = local_instant(day, at, tz)
+        if moment > after:
+            return moment
+    return None
