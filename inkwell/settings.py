@@ -85,6 +85,7 @@ INSTALLED_APPS = [
     "inkwell.publishing",
     "inkwell.linker",
     "inkwell.optimizer",
+    "inkwell.automation",
 ]
 
 MIDDLEWARE = [

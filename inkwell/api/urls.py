@@ -17,4 +17,5 @@ urlpatterns = [
     path("publisher/", include("inkwell.publishing.urls")),
     path("linker/", include("inkwell.linker.urls")),
     path("optimizer/", include("inkwell.optimizer.urls")),
+    path("automation/", include("inkwell.automation.urls")),
 ]
