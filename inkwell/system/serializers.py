@@ -4,9 +4,7 @@ Saves are partial: a request changes the fields it names. A field the endpoint d
 a 400 naming it, so a misspelt setting is never silently dropped.
 """
 
-import ipaddress
 import re
-import socket
 from collections.abc import Mapping
 from urllib.parse import urlsplit
 
@@ -14,6 +12,7 @@ from django.conf import settings
 
 from rest_framework import serializers
 
+from inkwell import netguard
 from inkwell.ai.providers import PROVIDER_NAMES
 from inkwell.system.defaults import (
     ARTICLE_LENGTH_RANGE,
@@ -100,29 +99,17 @@ def http_url(value: str) -> None:
         raise serializers.ValidationError(INVALID_URL)
 
 
-def _addresses(host: str) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
-    try:
-        return [ipaddress.ip_address(host)]
-    except ValueError:
-        pass
-    try:
-        return [ipaddress.ip_address(info[4][0].split("%")[0]) for info in socket.getaddrinfo(host, None)]
-    except OSError:
-        return []  # not resolvable from here (offline): nothing to check now
-
-
 def provider_endpoint(value: str) -> None:
-    """An account may point its provider anywhere but at this server's own surroundings: never a
-    link-local address (cloud metadata services live there), and a loopback or private-network
-    address only where the operator allows it (AI_ALLOW_PRIVATE_ENDPOINTS, for Ollama and friends)."""
+    """An account may point its provider anywhere but at this server's own surroundings
+    (``inkwell.netguard``): a loopback or private-network address only where the operator allows it
+    (AI_ALLOW_PRIVATE_ENDPOINTS, for Ollama and friends)."""
     http_url(value)
     if value == "":
         return
-    for address in _addresses(urlsplit(value).hostname):
-        if address.is_link_local or address.is_multicast or address.is_unspecified or address.is_reserved:
-            raise serializers.ValidationError(ENDPOINT_NOT_ALLOWED)
-        if (address.is_private or address.is_loopback) and not settings.INKWELL_AI["ALLOW_PRIVATE_ENDPOINTS"]:
-            raise serializers.ValidationError(ENDPOINT_NOT_ALLOWED)
+    try:
+        netguard.check_url(value, allow_private=settings.INKWELL_AI["ALLOW_PRIVATE_ENDPOINTS"])
+    except netguard.AddressNotAllowed:
+        raise serializers.ValidationError(ENDPOINT_NOT_ALLOWED) from None
 
 
 def _base_url_field(**kwargs) -> serializers.CharField:
