@@ -95,12 +95,7 @@ def test_the_plugin_does_nothing_until_it_is_configured(php, tmp_path):
 
 
 def test_the_readme_shows_the_plugin_that_is_tested():
-    """The plugin's text is documented in the README (README-webhook.md until it is merged into
-    the project README); what readers copy is what this file tests."""
-    repository = Path(__file__).resolve().parents[3]
-    plugin = PLUGIN.read_text()
-    documents = [path for path in (PLUGIN.parents[1] / "README-webhook.md", repository / "README.md") if path.exists() and "Plugin Name: Inkwell webhook" in path.read_text()]
+    """What readers copy from the README is what this file tests."""
+    readme = Path(__file__).resolve().parents[3] / "README.md"
 
-    assert documents, "no README documents the WordPress plugin"
-    for document in documents:
-        assert f"```php\n{plugin}```" in document.read_text(), f"{document.name} shows another plugin than {PLUGIN.name}"
+    assert f"```php\n{PLUGIN.read_text()}```" in readme.read_text(), f"README.md shows another plugin than {PLUGIN.name}"
