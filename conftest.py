@@ -10,11 +10,15 @@ from django.conf import settings as django_settings
 from django.db import connection
 from rest_framework.test import APIClient
 
+from inkwell.ai.tests.openai_server import TEST_API_KEY
+from inkwell.billing import services as billing
+from inkwell.billing.tests.ledger import balance_of
 from inkwell.system.defaults import load_ai_models
 from inkwell.system.models import AIModel
 from inkwell.tenancy import services, tokens
 from inkwell.tenancy.defaults import load_defaults
-from inkwell.tenancy.models import Account, Industry, IndustrySector, Plan, Role, RoleName, Site, Subscription, User
+from inkwell.tenancy.models import Account, Industry, IndustrySector, Plan, Role, RoleName, Site, SiteUserAccess, Subscription, User
+from inkwell.writer.tests.factories import make_sector
 
 # ``openai_server``: a protocol-faithful OpenAI-compatible server on loopback, for any test.
 pytest_plugins = ["inkwell.ai.tests.openai_server", "inkwell.cms.tests.wordpress", "inkwell.cms.tests.cms_server"]
@@ -182,3 +186,40 @@ def eager_jobs(django_capture_on_commit_callbacks):
             app.conf.task_always_eager = False
 
     return run
+
+
+@pytest.fixture
+def second_site(tenant):
+    """Another site of the tenant, with a sector, that the editor and the viewer are not granted."""
+    site = Site.objects.create(account=tenant.account, name="Second", domain="second.example.com", slug=f"second-{tenant.site.slug}")
+    make_sector(tenant, site)
+    return site
+
+
+@pytest.fixture
+def granted(tenant):
+    """The editor and the viewer may work on the tenant's site."""
+    for user in (tenant.editor, tenant.viewer):
+        SiteUserAccess.objects.create(account=tenant.account, user=user, site=tenant.site)
+    return tenant
+
+
+@pytest.fixture
+def funded(tenant):
+    """``funded(n)``: the tenant's account holding exactly ``n`` credits."""
+    def fund(credits: int):
+        balance = balance_of(tenant.account)
+        if credits > balance:
+            billing.grant(tenant.account, credits - balance, description="test funds")
+        elif credits < balance:
+            billing.spend(tenant.account, "linking", balance - credits, description="test drain")
+        return tenant.account
+
+    return fund
+
+
+@pytest.fixture
+def openai_provider(settings, openai_server):
+    """The operator's text provider is the OpenAI-compatible test server."""
+    settings.INKWELL_AI = {**settings.INKWELL_AI, "PROVIDER": "openai", "BASE_URL": openai_server.base_url, "API_KEY": TEST_API_KEY, "TIMEOUT_SECONDS": 5}
+    return openai_server
