@@ -29,19 +29,20 @@ import base64
 import hashlib
 import json
 import math
-import sys
 import threading
 import time
 import uuid
 from collections import defaultdict, deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from io import BytesIO
 from typing import Any
 
 import pytest
 from PIL import Image, ImageDraw
+
+from tests.loopback import LoopbackServer
 
 TEST_API_KEY = "sk-inkwell-test-4f9c2a7e1b3d5f60"
 DEFAULT_MODELS = ("gpt-4o-mini", "gpt-4o", "gpt-image-1", "dall-e-3")
@@ -137,45 +138,20 @@ class _Stop(Exception):
     pass
 
 
-class OpenAICompatibleServer:
+class OpenAICompatibleServer(LoopbackServer):
     def __init__(self, *, api_key: str | None = TEST_API_KEY, models: Iterable[str] = DEFAULT_MODELS):
         """``api_key=None`` accepts any bearer key, as Ollama does."""
+        super().__init__()
         self.api_key = api_key
         self.models = list(models)
         self.requests: list[RecordedRequest] = []
         self._scripts: dict[str, deque[Behaviour]] = defaultdict(deque)
         self._files: dict[str, bytes] = {}
         self._lock = threading.Lock()
-        self._stopping = threading.Event()
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    # -- lifecycle -------------------------------------------------------------------------
-    def start(self) -> OpenAICompatibleServer:
-        handler = type("Handler", (_Handler,), {"app": self})
-        self._httpd = _HTTPServer(("127.0.0.1", 0), handler)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stopping.set()  # wakes handlers that are delaying an answer
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._thread.join(timeout=5)
-            self._httpd = None
-
-    def __enter__(self) -> OpenAICompatibleServer:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
 
     @property
-    def origin(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+    def handler_class(self) -> type[BaseHTTPRequestHandler]:
+        return _Handler
 
     @property
     def base_url(self) -> str:
@@ -210,16 +186,6 @@ class OpenAICompatibleServer:
     def _file(self, name: str) -> bytes | None:
         with self._lock:
             return self._files.get(name)
-
-
-class _HTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False  # idle keep-alive connections of a client pool must not block stop()
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """A client that gave up (timeout) closes its socket: not worth a traceback."""
-        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
-            super().handle_error(request, client_address)
 
 
 class _ApiError(Exception):

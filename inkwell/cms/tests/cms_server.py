@@ -37,7 +37,6 @@ import math
 import re
 import secrets
 import string
-import sys
 import threading
 import time
 import unicodedata
@@ -46,11 +45,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
+
+from tests.loopback import LoopbackServer
 
 TEST_USER = "admin"
 ALPHANUMERIC = string.ascii_letters + string.digits
@@ -150,8 +151,9 @@ class RecordedRequest:
     received_at: float = field(default_factory=time.monotonic)
 
 
-class WordPressTestServer:
+class WordPressTestServer(LoopbackServer):
     def __init__(self, *, user: str = TEST_USER, app_password: str | None = None, pretty_permalinks: bool = True, site_name: str = "Inkwell Test Site", timezone_string: str = "", gmt_offset: float = 0):
+        super().__init__()
         self.user = user
         # WordPress shows an application password as six groups of four letters and digits.
         self.app_password = app_password or " ".join("".join(secrets.choice(ALPHANUMERIC) for _ in range(4)) for _ in range(6))
@@ -163,7 +165,6 @@ class WordPressTestServer:
         self._counts: Counter[tuple[str, str]] = Counter()
         self._failures: list[_Failure] = []
         self._lock = threading.RLock()
-        self._stopping = threading.Event()
         # WordPress numbers posts and attachments in one sequence (wp_posts) and every taxonomy's
         # terms in another (wp_terms).
         self._post_ids = itertools.count(1)
@@ -173,36 +174,14 @@ class WordPressTestServer:
         self._files: dict[str, bytes] = {}
         self._terms: dict[str, dict[int, dict]] = {"category": {}, "post_tag": {}}
         self._terms["category"][UNCATEGORIZED_ID] = {"id": UNCATEGORIZED_ID, "name": "Uncategorized", "slug": "uncategorized", "parent": 0, "description": ""}
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
-    # -- lifecycle -------------------------------------------------------------------------
-
-    def start(self) -> WordPressTestServer:
-        handler = type("Handler", (_Handler,), {"app": self})
-        self._httpd = _HTTPServer(("127.0.0.1", 0), handler)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stopping.set()  # wakes handlers that are delaying an answer
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._thread.join(timeout=5)
-            self._httpd = None
-
-    def __enter__(self) -> WordPressTestServer:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
+    @property
+    def handler_class(self) -> type[BaseHTTPRequestHandler]:
+        return _Handler
 
     @property
     def url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return self.origin
 
     # -- assertions and failures -----------------------------------------------------------
 
@@ -427,16 +406,6 @@ def _autop(text: str) -> str:
     """Roughly WordPress's ``wpautop``: blocks of text on their own lines become paragraphs."""
     blocks = [block.strip() for block in re.split(r"\n\s*\n|\n", text) if block.strip()]
     return "".join(block + "\n" if re.match(r"<(p|h[1-6]|ul|ol|div|figure|blockquote|table)\b", block) else f"<p>{block}</p>\n" for block in blocks)
-
-
-class _HTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False  # idle keep-alive connections of a client pool must not block stop()
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """A client that gave up (timeout) closes its socket: not worth a traceback."""
-        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
-            super().handle_error(request, client_address)
 
 
 class _Stop(Exception):
