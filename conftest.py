@@ -10,7 +10,6 @@ from django.conf import settings as django_settings
 from django.db import connection
 from rest_framework.test import APIClient
 
-from inkwell.ai.tests.openai_server import TEST_API_KEY
 from inkwell.billing import services as billing
 from inkwell.billing.tests.ledger import balance_of
 from inkwell.system.defaults import load_ai_models
@@ -221,5 +220,5 @@ def funded(tenant):
 @pytest.fixture
 def openai_provider(settings, openai_server):
     """The operator's text provider is the OpenAI-compatible test server."""
-    settings.INKWELL_AI = {**settings.INKWELL_AI, "PROVIDER": "openai", "BASE_URL": openai_server.base_url, "API_KEY": TEST_API_KEY, "TIMEOUT_SECONDS": 5}
+    settings.INKWELL_AI = {**settings.INKWELL_AI, "PROVIDER": "openai", "BASE_URL": openai_server.base_url, "API_KEY": openai_server.api_key, "TIMEOUT_SECONDS": 5}
     return openai_server
