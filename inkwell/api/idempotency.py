@@ -79,7 +79,8 @@ def idempotent(handler):
             return handler(view, request, *args, **kwargs)
         if not KEY_PATTERN.fullmatch(key):
             raise ValidationError({HEADER: [INVALID_KEY]})
-        request_fingerprint = fingerprint(request.method, request.path, request.data)
+        # The query string is part of the request: the same key for another ?site_id= is refused.
+        request_fingerprint = fingerprint(request.method, request.get_full_path(), request.data)
         record, owned = _claim(request, key, request_fingerprint)
         if not owned:
             return _replay(record, request_fingerprint)

@@ -17,7 +17,7 @@ from inkwell.publishing import site_settings
 from inkwell.tenancy.models import Site
 from inkwell.tenancy.viewsets import AccountScopedViewSet
 
-LIMIT_ORDER_ERROR = OpenApiResponse(ErrorEnvelopeSerializer, description="The daily, weekly and monthly limits are out of order.")
+LIMIT_ORDER_ERROR = OpenApiResponse(ErrorEnvelopeSerializer, description="The daily, weekly and monthly limits are out of order, or the stages' budget_pct add up to more than 100.")
 
 
 class SiteSettingsViewSet(AccountScopedViewSet):
