@@ -287,6 +287,8 @@ SPECTACULAR_SETTINGS = {
         "PublishStatusEnum": "inkwell.publishing.models.PublishStatus",
         "DayEnum": "inkwell.publishing.defaults.DAYS",
         "ScheduleFrequencyEnum": "inkwell.system.defaults.SCHEDULE_FREQUENCIES",
+        "AutomationRunStatusEnum": "inkwell.automation.models.RunStatus",
+        "AutomationTriggerEnum": "inkwell.automation.models.RunTrigger",
     },
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums"],
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
@@ -335,6 +337,8 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-stale-jobs": {"task": "inkwell.jobs.sweep_stale_jobs", "schedule": INKWELL_JOBS["SWEEP_SECONDS"]},
     "renew-monthly-credits": {"task": "inkwell.billing.renew_monthly_credits", "schedule": env_int("CREDIT_RENEWAL_SECONDS", 3600)},
     "purge-idempotency-records": {"task": "inkwell.api.purge_idempotency_records", "schedule": 3600},
+    # Starts the automation runs whose scheduled time has come (inkwell.automation.tasks).
+    "dispatch-automation-runs": {"task": "inkwell.automation.dispatch_due_runs", "schedule": env_int("AUTOMATION_DISPATCH_SECONDS", 60)},
 }
 
 # Credits per AI operation (README, "Credits"): `credits` for every started `per` units, so an

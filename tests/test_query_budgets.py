@@ -25,6 +25,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework import mixins
 
+from inkwell.automation.models import AutomationLog, AutomationRun, AutomationStageRun
 from inkwell.billing import services as billing
 from inkwell.integration.models import SiteIntegration
 from inkwell.jobs.models import Job
@@ -62,6 +63,7 @@ SEEDED_LISTS = {
     "/api/v1/integration/": ROWS,
     "/api/v1/publisher/records/": ROWS,
     "/api/v1/publisher/deployments/": ROWS,
+    "/api/v1/automation/runs/": ROWS,
 }
 
 
@@ -138,6 +140,9 @@ def seeded(make_tenant, settings):
         )
         PublishingRecord.objects.create(account=tenant.account, site=site, content=content, platform="wordpress", trigger="manual", created_by=tenant.owner)
         Deployment.objects.create(account=tenant.account, site=site, version=1, checksum="0" * 64, definition={})
+        run = AutomationRun.objects.create(account=tenant.account, site=site, status="completed", created_by=tenant.owner)
+        AutomationStageRun.objects.create(account=tenant.account, run=run, stage=1, status="completed")
+        AutomationLog.objects.create(account=tenant.account, run=run, site=site, stage=1, event="item_processed", message=f"Item {n}")
     services.api_key_create(account=neighbour.account, user=neighbour.owner, name="neighbour key")
     SiteUserAccess.objects.create(account=neighbour.account, user=neighbour.viewer, site=neighbour.site)
     assert Site.objects.for_account(tenant.account).count() == ROWS

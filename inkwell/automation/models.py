@@ -46,7 +46,13 @@ class LogLevel(models.TextChoices):
 
 class AutomationRun(AccountOwnedModel):
     """One run of a site's pipeline. ``job`` is the job currently driving it (a resumed run gets a
-    new one); ``current_item`` says what is being processed right now."""
+    new one); ``current_item`` says what is being processed right now.
+
+    ``in_flight`` is the engine's own record of the step whose inline job is running:
+    ``{"job_id", "stage", "items": [[id, label], ...]}``, written with the job's creation and
+    cleared with the step's accounting, so that an engine taking over after a crash finishes and
+    counts that job exactly once. Not part of the API.
+    """
 
     site = models.ForeignKey(Site, on_delete=models.CASCADE, related_name="automation_runs")
     status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.QUEUED)
@@ -61,6 +67,7 @@ class AutomationRun(AccountOwnedModel):
     credits_used = models.PositiveIntegerField(default=0)
     budget = models.PositiveIntegerField(default=0, help_text="Credits the run may spend: its estimate when it started.")
     current_item = models.JSONField(default=dict, blank=True)
+    in_flight = models.JSONField(default=dict, blank=True)
     error_message = models.TextField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 

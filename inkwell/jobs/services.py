@@ -91,15 +91,23 @@ class JobContext:
             raise JobCancelled()
 
 
-def start_job(*, account, kind: str, params: dict | None = None, site=None, user=None, prepare: Callable[[Job], None] | None = None) -> Job:
-    """Creates a queued job and enqueues it once the surrounding transaction commits."""
+def start_job(
+    *, account, kind: str, params: dict | None = None, site=None, user=None, prepare: Callable[[Job], None] | None = None, inline: bool = False
+) -> Job:
+    """Creates a queued job and enqueues it once the surrounding transaction commits.
+
+    ``inline``: nothing is enqueued; the caller runs the job in its own process with
+    ``execute(job.pk)`` once the job is committed (the automation engine does, step by step). Should
+    the caller die first, the stale-job sweep hands the job to the workers like any other.
+    """
     if kind not in _KINDS:
         raise LookupError(f"no handler registered for job kind {kind!r}")
     with transaction.atomic():
         job = Job.objects.create(account=account, site=site, created_by=user, kind=kind, params=params or {})
         if prepare is not None:
             prepare(job)
-        transaction.on_commit(lambda: enqueue(job.pk))
+        if not inline:
+            transaction.on_commit(lambda: enqueue(job.pk))
     return job
 
 

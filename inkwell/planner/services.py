@@ -223,10 +223,13 @@ def cluster_update(*, cluster: Cluster, **fields) -> Cluster:
     return cluster
 
 
-def start_auto_cluster(*, account: Account, user: User, site: Site, sector: Sector | None = None, keyword_ids: list[int] | None = None) -> Job:
+def start_auto_cluster(
+    *, account: Account, user: User | None, site: Site, sector: Sector | None = None, keyword_ids: list[int] | None = None, inline: bool = False
+) -> Job:
     """Starts an AI clustering job (``jobs.AUTO_CLUSTER_JOB``) over the given keywords of the site,
     or its (sector's) unclustered active keywords; its cost, ``cost_of("clustering", n)``, is held
-    as the job is created (402 and no job when the balance cannot cover it)."""
+    as the job is created (402 and no job when the balance cannot cover it). ``inline``: the caller
+    runs the job itself (``jobs.services.start_job``)."""
     keywords = Keyword.objects.for_account(account).filter(site=site)
     if sector is not None:
         keywords = keywords.filter(sector=sector)
@@ -251,6 +254,7 @@ def start_auto_cluster(*, account: Account, user: User, site: Site, sector: Sect
         site=site,
         user=user,
         prepare=reserve_for_job("clustering", cost, description=f"Clustering {len(ids)} keywords"),
+        inline=inline,
     )
 
 
@@ -259,10 +263,12 @@ def _id_text(ids: list[int], shown: int = 20) -> str:
     return text + (f" and {len(ids) - shown} more" if len(ids) > shown else "")
 
 
-def start_generate_ideas(*, account: Account, user: User, clusters: models.QuerySet, cluster_ids: list[int], ideas_per_cluster: int) -> Job:
+def start_generate_ideas(
+    *, account: Account, user: User | None, clusters: models.QuerySet, cluster_ids: list[int], ideas_per_cluster: int, inline: bool = False
+) -> Job:
     """Starts an idea generation job (``jobs.GENERATE_IDEAS_JOB``) for clusters of one site among
     ``clusters`` (the caller's scoped queryset); it costs ``cost_of("idea_generation", n)``, held as
-    the job is created."""
+    the job is created. ``inline``: the caller runs the job itself."""
     wanted = list(dict.fromkeys(cluster_ids))
     sites = dict(clusters.filter(pk__in=wanted).values_list("pk", "site_id"))
     missing = [pk for pk in wanted if pk not in sites]
@@ -279,6 +285,7 @@ def start_generate_ideas(*, account: Account, user: User, clusters: models.Query
         site=site,
         user=user,
         prepare=reserve_for_job("idea_generation", cost, description=f"Ideas for {len(wanted)} clusters"),
+        inline=inline,
     )
 
 

@@ -9,12 +9,18 @@ the unified settings have and the defaults endpoint does not show.
 Stages (API-CONTRACT section 8): 1 keywords → clusters, 2 clusters → ideas, 3 ideas → tasks,
 4 tasks → content, 5 content → image prompts, 6 image prompts → images, 7 review gate. A
 ``per_run_limit`` of 0 means no limit; ``budget_pct`` is the stage's share of a run's credit
-budget (the seven add up to 100). Delays are seconds.
+budget (the seven add up to at most 100; the defaults use all of it). Delays are seconds.
+
+Automation's frequencies (issue 7) are its own: ``hourly`` runs every hour of the scheduled days
+at the minute of the scheduled time, ``daily`` every scheduled day, ``weekly`` the first
+scheduled day of each week and ``monthly`` the first scheduled day of each month. The content
+setting ``schedule_frequency`` (``inkwell.system.defaults.SCHEDULE_FREQUENCIES``) is unrelated.
 """
 
 DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 STAGE_NUMBERS = tuple(range(1, 8))
-AUTOMATION_FREQUENCIES = ("daily", "weekly", "monthly")
+AUTOMATION_FREQUENCIES = ("hourly", "daily", "weekly", "monthly")
+MAX_TOTAL_BUDGET_PCT = 100
 
 DEFAULT_SETTINGS = {
     "automation": {"enabled": False, "frequency": "daily", "time": "02:00"},

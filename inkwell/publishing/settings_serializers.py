@@ -5,7 +5,12 @@ Input is checked field by field here (400); a field error names its path with do
 error of the API does: ``publishing_settings.daily_publish_limit``,
 ``publishing_settings.publish_time_slots.0.end``, ``stage_configs.2.batch_size``. A field the
 endpoint does not know is a 400 ("Unknown field"); read-only fields sent back (``next_run_at``,
-``id``) are ignored. The rule across fields, daily ≤ weekly ≤ monthly, is the service's (422).
+``id``) are ignored. The rules across fields, daily ≤ weekly ≤ monthly and the stages' budget
+percentages adding up to at most 100, are the service's (422).
+
+Beyond the spec's fields, ``automation_config`` carries the delays (``within_stage_delay``,
+``between_stage_delay``, seconds) and each ``stage_configs`` entry the stage's ``use_testing``
+and ``budget_pct``; the defaults endpoint keeps the spec's shape word for word.
 """
 
 import re
@@ -16,8 +21,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from inkwell.publishing import slots
-from inkwell.publishing.defaults import AUTOMATION_FREQUENCIES, DAYS, STAGE_NUMBERS
-from inkwell.publishing.site_settings import STAGE_CONFIG_NAMES, STAGE_LIMIT_FIELDS, automation_config_names
+from inkwell.publishing.defaults import AUTOMATION_FREQUENCIES, DAYS, MAX_TOTAL_BUDGET_PCT, STAGE_NUMBERS
+from inkwell.publishing.site_settings import DELAY_FIELDS, STAGE_CONFIG_NAMES, STAGE_LIMIT_FIELDS, automation_config_names
 from inkwell.system.models import AIModel, AIModelKind
 from inkwell.system.serializers import OptionalFieldsMixin, RejectUnknownFieldsMixin
 
@@ -40,10 +45,17 @@ MAX_SLOTS = 24
 MAX_BATCH_SIZE = 1000
 MAX_PER_RUN = 100_000
 MAX_PUBLISH_LIMIT = 10_000
+MAX_DELAY_SECONDS = 3600
 
 LIMIT_HELP = "0 means no limit. Daily ≤ weekly ≤ monthly among the limits that are not 0 (422 otherwise)."
 PER_RUN_HELP = "The most items the stage takes in one run; 0 means no limit."
 BATCH_HELP = "Items the stage sends to the AI together; at least 1."
+USE_TESTING_HELP = "The stage uses the testing model instead of the live one."
+BUDGET_PCT_HELP = "The stage's share of a run's credit budget, in percent; the seven stages add up to at most 100 (422 otherwise)."
+DELAY_HELP = {
+    "within_stage": "Seconds between the items of a stage.",
+    "between_stage": "Seconds between one stage and the next.",
+}
 
 
 @extend_schema_field({"type": "string", "pattern": r"^([01][0-9]|2[0-3]):[0-5][0-9]$", "example": "09:00"})
@@ -135,12 +147,15 @@ def _automation_fields() -> dict:
         "enabled": serializers.BooleanField(help_text="Automation runs on its schedule."),
         "frequency": serializers.ChoiceField(
             choices=AUTOMATION_FREQUENCIES,
-            help_text="daily: every scheduled day; weekly: the first scheduled day of each week; monthly: the first scheduled day of each month.",
+            help_text=(
+                "hourly: every hour of the scheduled days, at the minute of scheduled_time; daily: every scheduled day; "
+                "weekly: the first scheduled day of each week; monthly: the first scheduled day of each month."
+            ),
         ),
         "scheduled_days": DaysField(),
         "scheduled_time": ScheduledTimeField(help_text="When runs start, in the site's time zone."),
         "next_run_at": serializers.DateTimeField(
-            read_only=True, help_text="The schedule's next run (computed, also while automation is disabled)."
+            read_only=True, allow_null=True, help_text="When the schedule starts the next run; null while automation is disabled."
         ),
     }
     for number in STAGE_NUMBERS:
@@ -148,6 +163,8 @@ def _automation_fields() -> dict:
         fields[f"stage_{number}_batch_size"] = _count(minimum=1, maximum=MAX_BATCH_SIZE, help_text=BATCH_HELP)
     for number in STAGE_NUMBERS:
         fields[STAGE_LIMIT_FIELDS[number]] = _count(minimum=0, maximum=MAX_PER_RUN, help_text=f"Stage {number}. {PER_RUN_HELP}")
+    for name, field in DELAY_FIELDS.items():
+        fields[field] = _count(minimum=0, maximum=MAX_DELAY_SECONDS, help_text=DELAY_HELP[name])
     return fields
 
 
@@ -183,6 +200,8 @@ class StageConfigSerializer(serializers.Serializer):
     enabled = serializers.BooleanField()
     batch_size = _count(minimum=1, maximum=MAX_BATCH_SIZE, help_text=BATCH_HELP)
     max_per_run = _count(minimum=0, maximum=MAX_PER_RUN, help_text=PER_RUN_HELP)
+    use_testing = serializers.BooleanField(help_text=USE_TESTING_HELP)
+    budget_pct = _count(minimum=0, maximum=MAX_TOTAL_BUDGET_PCT, help_text=BUDGET_PCT_HELP)
 
 
 class StageConfigInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
@@ -190,6 +209,23 @@ class StageConfigInputSerializer(RejectUnknownFieldsMixin, serializers.Serialize
     enabled = serializers.BooleanField(required=False)
     batch_size = _count(minimum=1, maximum=MAX_BATCH_SIZE, help_text=BATCH_HELP, required=False)
     max_per_run = _count(minimum=0, maximum=MAX_PER_RUN, help_text=PER_RUN_HELP, required=False)
+    use_testing = serializers.BooleanField(required=False, help_text=USE_TESTING_HELP)
+    budget_pct = _count(minimum=0, maximum=MAX_TOTAL_BUDGET_PCT, help_text=BUDGET_PCT_HELP, required=False)
+
+
+def validate_stage_entries(entries: list[dict], config: dict) -> list[dict]:
+    """``stage_configs`` entries name each stage once, and agree with the same stage's values in
+    ``automation_config`` when a request gives both (errors name ``stage_configs.N.field``)."""
+    seen = set()
+    for index, entry in enumerate(entries):
+        if entry["stage"] in seen:
+            raise serializers.ValidationError({f"stage_configs.{index}.stage": [DUPLICATE_STAGE]})
+        seen.add(entry["stage"])
+        for stored, field in automation_config_names(entry["stage"]).items():
+            name = STAGE_CONFIG_NAMES[stored]
+            if name in entry and field in config and entry[name] != config[field]:
+                raise serializers.ValidationError({f"stage_configs.{index}.{name}": [CONFLICTING_STAGE_VALUE.format(field=field)]})
+    return entries
 
 
 class AISettingsSerializer(serializers.Serializer):
@@ -232,22 +268,9 @@ class UnifiedSettingsInputSerializer(RejectUnknownFieldsMixin, serializers.Seria
     stage_configs = serializers.ListField(child=StageConfigInputSerializer(), required=False, max_length=len(STAGE_NUMBERS))
     ai_settings = AISettingsInputSerializer(required=False)
 
-    def validate_stage_configs(self, entries: list[dict]) -> list[dict]:
-        seen = set()
-        for index, entry in enumerate(entries):
-            if entry["stage"] in seen:
-                raise serializers.ValidationError({index: {"stage": [DUPLICATE_STAGE]}})
-            seen.add(entry["stage"])
-        return entries
-
     def validate(self, attrs):
         """A request may give a stage's value twice (``automation_config`` and ``stage_configs``), but not two different values."""
-        config = attrs.get("automation_config", {})
-        for index, entry in enumerate(attrs.get("stage_configs", [])):
-            for stored, field in automation_config_names(entry["stage"]).items():
-                name = STAGE_CONFIG_NAMES[stored]
-                if name in entry and field in config and entry[name] != config[field]:
-                    raise serializers.ValidationError({f"stage_configs.{index}.{name}": [CONFLICTING_STAGE_VALUE.format(field=field)]})
+        validate_stage_entries(attrs.get("stage_configs", []), attrs.get("automation_config", {}))
         return attrs
 
 

@@ -1,12 +1,13 @@
-"""A site's settings (spec: Unified site settings, Default settings, Publishing settings): reads,
-writes and the auto-publish placement.
+"""A site's settings (spec: Unified site settings, Default settings, Publishing settings; the
+automation configuration of ``/automation/config/``): reads, writes and the auto-publish placement.
 
 Every read starts from the central defaults (``inkwell.publishing.defaults``) and lays the site's
 saved changes (``SiteSettings``) over them. Other domains read a site's settings through
 ``effective_settings(site)``:
 
     settings = effective_settings(site)
-    settings.automation.enabled, settings.automation.time          # the daily schedule
+    settings.automation.enabled, settings.automation.time          # the schedule
+    settings.automation.next_run_at                                # None while disabled
     settings.stage(4).batch_size, settings.stage(4).per_run_limit  # 0: no limit
     settings.stage(4).use_testing, settings.stage(4).budget_pct
     settings.delays.within_stage, settings.delays.between_stage    # seconds
@@ -14,8 +15,14 @@ saved changes (``SiteSettings``) over them. Other domains read a site's settings
     settings.images.max_images, settings.ai.live_model_id
 
 Writes take the validated bodies of ``inkwell.publishing.settings_serializers``, store only the
-fields that differ from the defaults, and check the one rule that spans fields: daily ≤ weekly ≤
-monthly publish limits, where 0 means no limit and takes no part (422).
+fields that differ from the defaults, and check the rules that span fields (422): daily ≤ weekly ≤
+monthly publish limits, where 0 means no limit and takes no part; the seven stages' ``budget_pct``
+add up to at most 100.
+
+``next_run_at`` is stored (``SiteSettings.next_run_at``), not computed on read: every write that
+changes the schedule (enabled, frequency, days, time) or the site's time zone sets it to the
+schedule's next run after now, or None when automation is disabled, and the dispatcher
+(``inkwell.automation.tasks``) moves it on when it claims a due run. Reads show the stored value.
 """
 
 import copy
@@ -24,11 +31,13 @@ from datetime import datetime, time, timedelta
 
 from django.db import transaction
 from django.db.models import Q
+from django.db.models.signals import post_save
+from django.dispatch import receiver
 from django.utils import timezone
 
 from inkwell.api.exceptions import BusinessRuleViolation
 from inkwell.publishing import slots
-from inkwell.publishing.defaults import DEFAULT_SETTINGS, STAGE_NUMBERS, UNIFIED_ONLY_DEFAULTS
+from inkwell.publishing.defaults import DEFAULT_SETTINGS, MAX_TOTAL_BUDGET_PCT, STAGE_NUMBERS, UNIFIED_ONLY_DEFAULTS
 from inkwell.publishing.models import SiteSettings
 from inkwell.tenancy.models import Site
 from inkwell.writer.models import Content, SiteStatus
@@ -45,7 +54,15 @@ STAGE_LIMIT_FIELDS = {
     7: "max_review_items_per_run",
 }
 # A stage's stored fields and their names in a ``stage_configs`` entry.
-STAGE_CONFIG_NAMES = {"enabled": "enabled", "batch_size": "batch_size", "per_run_limit": "max_per_run"}
+STAGE_CONFIG_NAMES = {
+    "enabled": "enabled",
+    "batch_size": "batch_size",
+    "per_run_limit": "max_per_run",
+    "use_testing": "use_testing",
+    "budget_pct": "budget_pct",
+}
+# The delays (seconds) and their names in ``automation_config``.
+DELAY_FIELDS = {"within_stage": "within_stage_delay", "between_stage": "between_stage_delay"}
 # Field names of the unified ``publishing_settings`` whose stored name differs.
 PUBLISHING_STORAGE_NAMES = {"publish_time_slots": "time_slots"}
 AI_FIELDS = {"testing_model_id": "testing_model", "live_model_id": "live_model", "image_model_id": "image_model"}
@@ -56,6 +73,7 @@ LIMIT_ORDER_MESSAGES = {
     ("weekly_publish_limit", "monthly_publish_limit"): "The weekly limit cannot be greater than the monthly limit",
 }
 NO_FREE_SLOT = "No free publishing slot within the limits"
+BUDGET_OVER_100 = "The stages' budget_pct add up to {total}; they may add up to at most 100"
 
 
 def automation_config_names(number: int) -> dict[str, str]:
@@ -72,6 +90,7 @@ class AutomationSchedule:
     frequency: str
     time: time
     scheduled_days: tuple[str, ...]
+    next_run_at: datetime | None
 
 
 @dataclass(frozen=True)
@@ -144,12 +163,13 @@ def _slot(value) -> dict:
 
 
 def _stored(row: SiteSettings | None) -> dict:
-    """What a site saved, per section: ``{automation, stages, publishing, ai}``."""
+    """What a site saved, per section: ``{automation, stages, delays, publishing, ai}``."""
     if row is None:
-        return {"automation": {}, "stages": {}, "publishing": {}, "ai": {}}
+        return {"automation": {}, "stages": {}, "delays": {}, "publishing": {}, "ai": {}}
     return {
         "automation": row.automation,
         "stages": row.stages,
+        "delays": row.delays,
         "publishing": row.publishing,
         "ai": {name: getattr(row, f"{field}_id") for name, field in AI_FIELDS.items() if getattr(row, f"{field}_id") is not None},
     }
@@ -166,9 +186,10 @@ def _effective(row: SiteSettings | None) -> EffectiveSiteSettings:
             frequency=automation["frequency"],
             time=slots.parse_time(automation["time"]),
             scheduled_days=tuple(automation["scheduled_days"]),
+            next_run_at=row.next_run_at if row is not None else None,
         ),
         stages=tuple(StageSettings(**stage) for stage in stages),
-        delays=Delays(**DEFAULT_SETTINGS["delays"]),
+        delays=Delays(**_overlay(DEFAULT_SETTINGS["delays"], saved["delays"])),
         publishing=PublishingSettings(
             **{name: publishing[name] for name in ("auto_approval_enabled", "auto_publish_enabled", *LIMITS, "total_items_per_run")},
             publish_days=tuple(publishing["publish_days"]),
@@ -196,25 +217,35 @@ def default_settings() -> dict:
 # The unified shape.
 
 
-def _unified(site: Site, settings: EffectiveSiteSettings, *, now: datetime) -> dict:
+def _automation_config(settings: EffectiveSiteSettings) -> dict:
+    """The spec's ``automation_config``, plus the delays (``within_stage_delay``, ``between_stage_delay``)."""
     automation = settings.automation
     config = {
         "enabled": automation.enabled,
         "frequency": automation.frequency,
         "scheduled_days": list(automation.scheduled_days),
         "scheduled_time": automation.time.strftime("%H:%M:%S"),
-        "next_run_at": slots.next_run_at(
-            after=now, time_zone=site.time_zone, frequency=automation.frequency, days=automation.scheduled_days, at=automation.time
-        ),
+        "next_run_at": automation.next_run_at,
     }
     for stage in settings.stages:
         config[f"stage_{stage.number}_enabled"] = stage.enabled
         config[f"stage_{stage.number}_batch_size"] = stage.batch_size
     for stage in settings.stages:
         config[STAGE_LIMIT_FIELDS[stage.number]] = stage.per_run_limit
+    for name, field in DELAY_FIELDS.items():
+        config[field] = getattr(settings.delays, name)
+    return config
+
+
+def _stage_configs(settings: EffectiveSiteSettings) -> list[dict]:
+    """The spec's ``stage_configs``, each entry with the stage's ``use_testing`` and ``budget_pct`` too."""
+    return [{field: getattr(stage, name) for name, field in {"number": "stage", **STAGE_CONFIG_NAMES}.items()} for stage in settings.stages]
+
+
+def _unified(settings: EffectiveSiteSettings) -> dict:
     publishing = settings.publishing
     return {
-        "automation_config": config,
+        "automation_config": _automation_config(settings),
         "publishing_settings": {
             "auto_approval_enabled": publishing.auto_approval_enabled,
             "auto_publish_enabled": publishing.auto_publish_enabled,
@@ -223,10 +254,7 @@ def _unified(site: Site, settings: EffectiveSiteSettings, *, now: datetime) -> d
             "publish_time_slots": [dict(slot) for slot in publishing.time_slots],
             "total_items_per_run": publishing.total_items_per_run,
         },
-        "stage_configs": [
-            {"stage": stage.number, "enabled": stage.enabled, "batch_size": stage.batch_size, "max_per_run": stage.per_run_limit}
-            for stage in settings.stages
-        ],
+        "stage_configs": _stage_configs(settings),
         "ai_settings": {
             "testing_model_id": settings.ai.testing_model_id,
             "live_model_id": settings.ai.live_model_id,
@@ -235,9 +263,15 @@ def _unified(site: Site, settings: EffectiveSiteSettings, *, now: datetime) -> d
     }
 
 
-def unified_settings(site: Site, *, now: datetime | None = None) -> dict:
-    """The spec's unified site settings; ``next_run_at`` is the schedule's next run after ``now``."""
-    return _unified(site, effective_settings(site), now=now or timezone.now())
+def unified_settings(site: Site) -> dict:
+    """The spec's unified site settings (one query)."""
+    return _unified(effective_settings(site))
+
+
+def automation_config(site: Site) -> dict:
+    """``GET /automation/config/``: the unified ``automation_config`` with the ``stage_configs`` (one query)."""
+    settings = effective_settings(site)
+    return {**_automation_config(settings), "stage_configs": _stage_configs(settings)}
 
 
 def publishing_settings_resource(site: Site) -> dict:
@@ -297,13 +331,43 @@ def _time_text(value: time) -> str:
     return value.strftime("%H:%M:%S" if value.second else "%H:%M")
 
 
-def _apply_automation(row: SiteSettings, config: dict, stage_configs: list[dict]) -> None:
+def _check_budget_total(row: SiteSettings) -> None:
+    """The seven stages' shares of a run's budget add up to at most 100 percent."""
+    total = sum(stage.budget_pct for stage in _effective(row).stages)
+    if total > MAX_TOTAL_BUDGET_PCT:
+        raise BusinessRuleViolation({"stage_configs": [BUDGET_OVER_100.format(total=total)]})
+
+
+def _schedule(row: SiteSettings) -> tuple:
+    """What makes the schedule: a change of any of it moves ``next_run_at``."""
+    automation = _effective(row).automation
+    return automation.enabled, automation.frequency, automation.scheduled_days, automation.time
+
+
+def next_scheduled_run(row: SiteSettings, site: Site, *, after: datetime) -> datetime | None:
+    """The schedule's next run strictly after ``after`` in the site's time zone; None while
+    automation is disabled (or no day is scheduled)."""
+    automation = _effective(row).automation
+    if not automation.enabled:
+        return None
+    return slots.next_run_at(
+        after=after, time_zone=site.time_zone, frequency=automation.frequency, days=automation.scheduled_days, at=automation.time
+    )
+
+
+def _apply_automation(row: SiteSettings, site: Site, config: dict, stage_configs: list[dict], *, now: datetime) -> None:
+    """Stores the automation fields of a validated ``automation_config`` and ``stage_configs``
+    (the fields given), checks the budget total, and moves ``next_run_at`` when the schedule changed."""
+    schedule_before = _schedule(row)
     defaults = {**DEFAULT_SETTINGS["automation"], **UNIFIED_ONLY_DEFAULTS["automation"]}
     schedule = {name: config[name] for name in ("enabled", "frequency", "scheduled_days") if name in config}
     if "scheduled_time" in config:
         schedule["time"] = _time_text(config["scheduled_time"])
     for name, value in schedule.items():
         _set(row.automation, defaults, name, value)
+    for name, field in DELAY_FIELDS.items():
+        if field in config:
+            _set(row.delays, DEFAULT_SETTINGS["delays"], name, config[field])
 
     changes = {
         number: {name: config[field] for name, field in automation_config_names(number).items() if field in config} for number in STAGE_NUMBERS
@@ -318,22 +382,39 @@ def _apply_automation(row: SiteSettings, config: dict, stage_configs: list[dict]
             row.stages[str(stage["number"])] = stored
         else:
             row.stages.pop(str(stage["number"]), None)
+    _check_budget_total(row)
+    if _schedule(row) != schedule_before:
+        row.next_run_at = next_scheduled_run(row, site, after=now)
 
 
 @transaction.atomic
-def unified_settings_update(*, site: Site, changes: dict) -> SiteSettings:
+def unified_settings_update(*, site: Site, changes: dict, now: datetime | None = None) -> SiteSettings:
     """Applies a validated unified settings PATCH (``UnifiedSettingsInputSerializer``): each
     section changes only the fields it names, ``stage_configs`` entries by their ``stage``. A
-    daily, weekly or monthly limit out of order is a 422 on ``publishing_settings.<field>``."""
+    daily, weekly or monthly limit out of order is a 422 on ``publishing_settings.<field>``;
+    budget percentages over 100 in all a 422 on ``stage_configs``. A changed schedule moves
+    ``next_run_at`` to its next run after ``now``."""
     row = _locked_row(site)
     if "automation_config" in changes or "stage_configs" in changes:
-        _apply_automation(row, changes.get("automation_config", {}), changes.get("stage_configs", []))
+        _apply_automation(row, site, changes.get("automation_config", {}), changes.get("stage_configs", []), now=now or timezone.now())
     if "publishing_settings" in changes:
         values = {PUBLISHING_STORAGE_NAMES.get(name, name): value for name, value in changes["publishing_settings"].items()}
         _apply_publishing(row, values, prefix="publishing_settings.")
     for name, field in AI_FIELDS.items():
         if name in changes.get("ai_settings", {}):
             setattr(row, field, changes["ai_settings"][name])
+    row.save()
+    return row
+
+
+@transaction.atomic
+def automation_config_update(*, site: Site, config: dict, now: datetime | None = None) -> SiteSettings:
+    """Applies a validated ``PUT /automation/update_config/`` (``AutomationConfigUpdateSerializer``):
+    every ``automation_config`` field, and the delays and ``stage_configs`` entries given. The same
+    stored values as the unified settings, under the same rules."""
+    config = dict(config)
+    row = _locked_row(site)
+    _apply_automation(row, site, config, config.pop("stage_configs", []), now=now or timezone.now())
     row.save()
     return row
 
@@ -357,10 +438,47 @@ def publishing_settings_update(*, site: Site, values: dict) -> SiteSettings:
 def site_settings_reset(*, site: Site) -> SiteSettings:
     """Returns every setting of the site to the defaults (the row, and its id, stay)."""
     row = _locked_row(site)
-    row.automation, row.stages, row.publishing = {}, {}, {}
+    row.automation, row.stages, row.delays, row.publishing = {}, {}, {}, {}
     row.testing_model = row.live_model = row.image_model = None
+    row.next_run_at = next_scheduled_run(row, site, after=timezone.now())
     row.save()
     return row
+
+
+# The automation dispatcher's claims (inkwell.automation.tasks).
+
+
+def due_automation(*, now: datetime, limit: int = 500) -> list[SiteSettings]:
+    """Every account's sites whose next automation run has come, the longest due first (index
+    ``sitesettings_next_run``), with their site, account and subscription. At most ``limit``: the
+    rest are still due at the next pass."""
+    due = SiteSettings.dangerously_unscoped.filter(next_run_at__lte=now).select_related("site", "account__subscription")
+    return list(due.order_by("next_run_at", "id")[:limit])
+
+
+def claim_due_run(row: SiteSettings, *, now: datetime) -> bool:
+    """Moves a due site's ``next_run_at`` on to the schedule's next run after ``now``, provided it
+    still holds the time ``row`` was read with: of several dispatchers that read the same due row,
+    exactly one claims it, and a schedule changed meanwhile keeps its new time."""
+    following = next_scheduled_run(row, row.site, after=now)
+    return SiteSettings.dangerously_unscoped.filter(pk=row.pk, next_run_at=row.next_run_at).update(next_run_at=following) == 1
+
+
+@receiver(post_save, sender=Site, dispatch_uid="publishing.site_settings.follow_time_zone")
+def follow_time_zone(sender, instance: Site, created: bool, **kwargs) -> None:
+    """A site saved with another time zone runs its automation at the same local time in the new
+    one. A run that is already due is left to the dispatcher, which computes the one after it in
+    the new zone; for a site whose zone did not change, the next run after now is the stored one,
+    so saving it changes nothing."""
+    if created:
+        return
+    now = timezone.now()
+    row = SiteSettings.objects.for_account(instance.account_id).filter(site=instance, next_run_at__gt=now).first()
+    if row is None:
+        return
+    next_run_at = next_scheduled_run(row, instance, after=now)
+    if next_run_at != row.next_run_at:
+        SiteSettings.objects.for_account(instance.account_id).filter(pk=row.pk, next_run_at=row.next_run_at).update(next_run_at=next_run_at)
 
 
 # Auto-publish placement.

@@ -120,16 +120,34 @@ def next_free_slot(
     return None
 
 
+def _next_hourly_run(*, after: datetime, tz: ZoneInfo, weekdays: set[int], at: time) -> datetime | None:
+    """Every hour of the scheduled days at ``at``'s minute and second. A run in an hour the clocks
+    skip happens at the end of the gap; an hour that happens twice runs once (its first time)."""
+    today = after.astimezone(tz).date()
+    for offset in range(8):
+        day = today + timedelta(days=offset)
+        if day.weekday() not in weekdays:
+            continue
+        for hour in range(24):
+            moment = local_instant(day, at.replace(hour=hour), tz)
+            if moment > after:
+                return moment
+    return None
+
+
 def next_run_at(*, after: datetime, time_zone: str, frequency: str, days: Sequence[str], at: time) -> datetime | None:
     """The automation's next run strictly after ``after`` (UTC), at ``at`` in ``time_zone``.
 
-    ``daily``: every one of ``days``; ``weekly``: the first of ``days`` in each week (Monday
-    first); ``monthly``: the first of ``days`` in each month. None when ``days`` is empty.
+    ``hourly``: every hour of ``days`` at the minute (and second) of ``at``; ``daily``: every one
+    of ``days``; ``weekly``: the first of ``days`` in each week (Monday first); ``monthly``: the
+    first of ``days`` in each month. None when ``days`` is empty.
     """
     tz = ZoneInfo(time_zone)
     weekdays = {DAYS.index(day) for day in days}
     if not weekdays:
         return None
+    if frequency == "hourly":
+        return _next_hourly_run(after=after, tz=tz, weekdays=weekdays, at=at)
     first_weekday = min(weekdays)
     today = after.astimezone(tz).date()
     # Back to the start of the week or month, so that its first run day is known; 40 days cover

@@ -5,17 +5,22 @@ knows exactly which rows are its own), then extracts one prompt per image from t
 generates each image and stores it through Django's storage API. ``writer.regenerate_image``
 replaces one image's file, keeping the old one until the new one is saved.
 
+The job has two phases, prompts and images; the endpoints run both in one job (``Phase.ALL``).
+Automation runs them as separate stages with the same handler: ``Phase.PROMPTS`` creates the rows
+and writes their prompts, leaving them ``pending``; ``Phase.IMAGES``
+(``start_prompted_image_generation``) makes the images of pending rows that have a prompt.
+
 Which image is featured: the first image of a request is ``featured`` when the request asks for
 ``image_type=featured``, or when it names no type and the content has no featured image yet
 (generated or being generated); every other image is ``in_article``. A new featured image demotes
 the content's earlier one to ``in_article`` once it is generated, so a content has one featured
 image.
 
-Credits: prompt extraction and the images are reserved up front. The extraction is charged as
-soon as its prompts are saved (``ai_prompts_complete``); the images when they are all saved
-(``ai_images_complete``), for as many as were made. A failed or cancelled job frees what was not
-charged, turns its images that have a prompt ``failed`` (``regenerate`` can retry them), removes
-those that never got one, and deletes every file it wrote.
+Credits: prompt extraction and the images (those of the job's phases) are reserved up front.
+The extraction is charged as soon as its prompts are saved (``ai_prompts_complete``); the images
+when they are all saved (``ai_images_complete``), for as many as were made. A failed or cancelled
+job frees what was not charged, turns its images that have a prompt ``failed`` (``regenerate``
+can retry them), removes those that never got one, and deletes every file it wrote.
 
 Files are named after the job and the image with a keyed hash (``image-<id>-<hash>.<ext>``): a
 retried attempt or the failure handler finds what an earlier attempt wrote without a record of
@@ -25,7 +30,7 @@ it, and nobody can guess another account's file names. A deleted image takes its
 from typing import Any
 
 from django.core.files.base import ContentFile
-from django.db import transaction
+from django.db import models, transaction
 from django.db.models import Max
 from django.db.models.signals import post_delete
 from django.dispatch import receiver
@@ -53,6 +58,12 @@ MAX_IMAGES_PER_REQUEST = 8
 # The formats the image providers return (the openai provider reads the format from the bytes).
 EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/webp": "webp"}
 IMAGE_PENDING = "This image is still being generated"
+
+
+class Phase(models.TextChoices):
+    ALL = "all", "Prompts, then images"
+    PROMPTS = "prompts", "Prompts only"
+    IMAGES = "images", "Images of prompted pending images"
 
 
 def image_settings(account: Account) -> dict:
@@ -133,9 +144,25 @@ def _total_usage(usages: list[TokenUsage]) -> TokenUsage:
 # Generating the images of a content -----------------------------------------------------------
 
 
-def start_image_generation(*, account: Account, content: Content, user: User | None, image_type: str | None = None, count: int | None = None) -> Job:
+def start_image_generation(
+    *,
+    account: Account,
+    content: Content,
+    user: User | None,
+    image_type: str | None = None,
+    count: int | None = None,
+    phase: str = Phase.ALL,
+    use_testing: bool = False,
+    inline: bool = False,
+) -> Job:
     """Starts ``writer.generate_images`` for ``content``: reserves its credits (402 when short,
-    and then nothing is created) and creates its images as ``pending`` rows."""
+    and then nothing is created) and creates its images as ``pending`` rows.
+
+    ``phase``: ``all`` (prompts, then images) or ``prompts`` (the rows and their prompts only).
+    ``use_testing``: the prompts are written with the testing model. ``inline``: the caller runs
+    the job itself (``jobs.services.start_job``)."""
+    if phase not in (Phase.ALL, Phase.PROMPTS):
+        raise ValueError(f"start_image_generation runs phase all or prompts, not {phase!r}")
     max_images = image_settings(account)["max_images"]
     count = image_count(account, image_type, count, max_images=max_images)
     images = Image.objects.for_account(account).filter(content=content)
@@ -150,7 +177,8 @@ def start_image_generation(*, account: Account, content: Content, user: User | N
     def prepare(job: Job) -> None:
         held = {"job": job, "site": content.site, "related": ("content", content.pk)}
         reserve(account, PROMPT_EXTRACTION, cost_of(PROMPT_EXTRACTION, 1), description=f"Image prompts: {content.title}"[:255], **held)
-        reserve(account, IMAGE_GENERATION, cost_of(IMAGE_GENERATION, count), description=f"Images: {content.title}"[:255], **held)
+        if phase == Phase.ALL:
+            reserve(account, IMAGE_GENERATION, cost_of(IMAGE_GENERATION, count), description=f"Images: {content.title}"[:255], **held)
         created = Image.objects.bulk_create(
             Image(
                 account=account,
@@ -168,10 +196,44 @@ def start_image_generation(*, account: Account, content: Content, user: User | N
     return start_job(
         account=account,
         kind=GENERATE_IMAGES,
-        params={"content_id": content.pk, "image_type": image_type, "count": count},
+        params={"content_id": content.pk, "image_type": image_type, "count": count, "phase": phase, "use_testing": use_testing},
         site=content.site,
         user=user,
         prepare=prepare,
+        inline=inline,
+    )
+
+
+def start_prompted_image_generation(
+    *, account: Account, content: Content, user: User | None, image_ids: list[int], use_testing: bool = False, inline: bool = False
+) -> Job:
+    """Starts ``writer.generate_images`` in phase ``images`` for pending images of ``content`` that
+    have a prompt (those of ``image_ids``); reserves their credits (402 when short)."""
+    images = list(
+        Image.objects.for_account(account).filter(content=content, pk__in=image_ids, status=ImageStatus.PENDING).exclude(prompt="").values_list("pk", flat=True)
+    )
+    if not images:
+        raise ValidationError({"image_ids": ["No pending image of this content has a prompt"]})
+
+    def prepare(job: Job) -> None:
+        reserve(
+            account,
+            IMAGE_GENERATION,
+            cost_of(IMAGE_GENERATION, len(images)),
+            job=job,
+            site=content.site,
+            related=("content", content.pk),
+            description=f"Images: {content.title}"[:255],
+        )
+
+    return start_job(
+        account=account,
+        kind=GENERATE_IMAGES,
+        params={"content_id": content.pk, "image_ids": images, "count": len(images), "phase": Phase.IMAGES, "use_testing": use_testing},
+        site=content.site,
+        user=user,
+        prepare=prepare,
+        inline=inline,
     )
 
 
@@ -201,9 +263,10 @@ def _generation_result(content_id: int, images: list[Image], credits: int) -> di
     return {"content_id": content_id, "image_ids": [image.pk for image in images], "count": len(images), "credits_used": credits}
 
 
-def _save_prompts(ctx: JobContext, images: list[Image], drafts: list, usage: TokenUsage) -> list[Image]:
+def _save_prompts(ctx: JobContext, images: list[Image], drafts: list, usage: TokenUsage) -> tuple[list[Image], int]:
     """Gives the images their prompts (those the provider gave no prompt for are removed), charges
-    the extraction and raises ``ai_prompts_complete``, in one transaction. The images kept."""
+    the extraction and raises ``ai_prompts_complete``, in one transaction. The images kept and the
+    credits charged."""
     job, content = ctx.job, images[0].content
     drafts = [draft for draft in drafts if draft.prompt.strip()][: len(images)]
     if not drafts:
@@ -230,7 +293,7 @@ def _save_prompts(ctx: JobContext, images: list[Image], drafts: list, usage: Tok
             metadata={"count": len(kept), "credits": credits, "content_id": content.pk},
             site=images[0].site,
         )
-    return kept
+    return kept, credits
 
 
 def _save_images(ctx: JobContext, images: list[Image], usages: list[TokenUsage]) -> dict:
@@ -300,6 +363,8 @@ def _generation_failed(job: Job) -> None:
             metadata={"count": len(without_prompt), "credits": 0, "content_id": content_id},
             **common,
         )
+    if job.params.get("phase") == Phase.PROMPTS:
+        return
     notify(
         job.account,
         "ai_images_failed",
@@ -315,18 +380,24 @@ def generate_images(ctx: JobContext) -> dict:
     images = _job_images(ctx.job)
     if not images:
         raise JobFailed("The content was deleted before its images were generated", code="not_found")
+    phase = ctx.params.get("phase", Phase.ALL)
     pending = [image for image in images if image.status == ImageStatus.PENDING]
-    if not pending:
+    if phase == Phase.IMAGES:
+        pending = [image for image in pending if image.prompt]
+    unprompted = [image for image in pending if not image.prompt]
+    if not pending or (phase == Phase.PROMPTS and not unprompted):
         # An earlier attempt saved everything and stopped before it could report it.
         return _generation_result(images[0].content_id, images, 0)
     account, content = ctx.job.account, pending[0].content
     config = image_settings(account)
-    client = ai_client(account)
+    client = ai_client(account, live=False if ctx.params.get("use_testing") else None)
 
-    if any(not image.prompt for image in pending):
+    if unprompted:
         ctx.progress(5, "Writing image prompts")
         extraction = client.extract_image_prompts(article_of(content), count=len(pending), style=config["style"])
-        pending = _save_prompts(ctx, pending, extraction.value, extraction.usage)
+        pending, credits = _save_prompts(ctx, pending, extraction.value, extraction.usage)
+        if phase == Phase.PROMPTS:
+            return _generation_result(content.pk, pending, credits)
 
     usages = []
     for index, image in enumerate(pending):

@@ -130,10 +130,11 @@ def task_delete(*, task: Task) -> None:
         raise StateConflict({"status": ["A task whose content is being generated cannot be deleted"]})
 
 
-def start_content_generation(*, account: Account, task: Task, user: User) -> Job:
+def start_content_generation(*, account: Account, task: Task, user: User | None, inline: bool = False) -> Job:
     """Starts the ``writer.generate_content`` job for the task, holding its cost
     (``content_generation`` per requested word): 402 when the balance cannot cover it, 409 when
-    the task is generating already; either way nothing changes."""
+    the task is generating already; either way nothing changes. ``inline``: the caller runs the
+    job itself (``jobs.services.start_job``)."""
     amount = cost_of("content_generation", task.word_count)
     with transaction.atomic():
         claimed = (
@@ -151,6 +152,7 @@ def start_content_generation(*, account: Account, task: Task, user: User) -> Job
             site=task.site,
             user=user,
             prepare=reserve_for_job("content_generation", amount, description=f"Content: {task.title}"[:255]),
+            inline=inline,
         )
 
 

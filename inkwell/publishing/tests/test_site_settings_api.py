@@ -42,6 +42,7 @@ STAGE_LIMIT_NAMES = [
     "max_review_items_per_run",
 ]
 DEFAULT_BATCH_SIZES = [50, 1, 20, 1, 1, 1, 10]
+DEFAULT_BUDGET_PCTS = [15, 10, 5, 40, 5, 20, 5]
 
 
 def url(site) -> str:
@@ -63,12 +64,13 @@ def default_unified() -> dict:
         "frequency": "daily",
         "scheduled_days": ["mon", "tue", "wed", "thu", "fri", "sat", "sun"],
         "scheduled_time": "02:00:00",
-        "next_run_at": ANY,
+        "next_run_at": None,
     }
     for number, batch_size in enumerate(DEFAULT_BATCH_SIZES, start=1):
         config[f"stage_{number}_enabled"] = True
         config[f"stage_{number}_batch_size"] = batch_size
     config.update(dict.fromkeys(STAGE_LIMIT_NAMES, 0))
+    config.update({"within_stage_delay": 3, "between_stage_delay": 5})
     return {
         "automation_config": config,
         "publishing_settings": {
@@ -82,8 +84,8 @@ def default_unified() -> dict:
             "total_items_per_run": 0,
         },
         "stage_configs": [
-            {"stage": number, "enabled": True, "batch_size": batch_size, "max_per_run": 0}
-            for number, batch_size in enumerate(DEFAULT_BATCH_SIZES, start=1)
+            {"stage": number, "enabled": True, "batch_size": batch_size, "max_per_run": 0, "use_testing": False, "budget_pct": budget_pct}
+            for number, (batch_size, budget_pct) in enumerate(zip(DEFAULT_BATCH_SIZES, DEFAULT_BUDGET_PCTS, strict=True), start=1)
         ],
         "ai_settings": {"testing_model_id": None, "live_model_id": None, "image_model_id": None},
     }
@@ -115,8 +117,17 @@ def test_a_site_that_changed_nothing_has_the_default_settings_in_the_specs_shape
     assert not SiteSettings.objects.for_account(tenant.account).exists()
 
 
+def test_next_run_at_is_null_while_automation_is_disabled(tenant, owner):
+    patch(owner, tenant.site, {"automation_config": {"enabled": True}})
+    data = patch(owner, tenant.site, {"automation_config": {"enabled": False}}).json()["data"]
+
+    assert data["automation_config"]["next_run_at"] is None
+    assert stored(tenant.site).next_run_at is None
+
+
 def test_next_run_at_is_the_schedules_next_run_in_utc(tenant, owner):
     before = timezone.now()
+    patch(owner, tenant.site, {"automation_config": {"enabled": True}})
     value = owner.get(url(tenant.site)).json()["data"]["automation_config"]["next_run_at"]
 
     assert value.endswith("Z")
@@ -127,7 +138,7 @@ def test_next_run_at_is_the_schedules_next_run_in_utc(tenant, owner):
 
 def test_next_run_at_follows_the_sites_time_zone(tenant, owner):
     Site.objects.for_account(tenant.account).filter(pk=tenant.site.pk).update(time_zone="America/New_York")
-    patch(owner, tenant.site, {"automation_config": {"scheduled_time": "09:30", "scheduled_days": ["wed"]}})
+    patch(owner, tenant.site, {"automation_config": {"enabled": True, "scheduled_time": "09:30", "scheduled_days": ["wed"]}})
 
     next_run = parse_datetime(owner.get(url(tenant.site)).json()["data"]["automation_config"]["next_run_at"])
 
@@ -188,7 +199,7 @@ def test_every_section_changes_together(tenant, owner, models):
     assert schedule == (True, "weekly", ["mon", "sun"], "03:15:00")
     assert config["stage_3_enabled"] is False and data["stage_configs"][2]["enabled"] is False
     assert (config["stage_6_batch_size"], config["max_image_prompts_per_run"]) == (4, 30)
-    assert data["stage_configs"][5] == {"stage": 6, "enabled": True, "batch_size": 4, "max_per_run": 30}
+    assert data["stage_configs"][5] == {"stage": 6, "enabled": True, "batch_size": 4, "max_per_run": 30, "use_testing": False, "budget_pct": 20}
     publishing = data["publishing_settings"]
     assert (publishing["auto_approval_enabled"], publishing["auto_publish_enabled"], publishing["total_items_per_run"]) == (True, True, 12)
     assert publishing["publish_time_slots"] == [{"start": "08:15", "end": "09:15"}, {"start": "20:00", "end": "21:30"}]
@@ -207,8 +218,8 @@ def test_stage_configs_entries_change_the_stage_they_name(tenant, owner):
     patch(owner, tenant.site, {"stage_configs": [{"stage": 4, "batch_size": 5}, {"stage": 1, "enabled": False}]})
     data = patch(owner, tenant.site, {"stage_configs": [{"stage": 4, "max_per_run": 8}]}).json()["data"]
 
-    assert data["stage_configs"][3] == {"stage": 4, "enabled": True, "batch_size": 5, "max_per_run": 8}
-    assert data["stage_configs"][0] == {"stage": 1, "enabled": False, "batch_size": 50, "max_per_run": 0}
+    assert data["stage_configs"][3] == {"stage": 4, "enabled": True, "batch_size": 5, "max_per_run": 8, "use_testing": False, "budget_pct": 40}
+    assert data["stage_configs"][0] == {"stage": 1, "enabled": False, "batch_size": 50, "max_per_run": 0, "use_testing": False, "budget_pct": 15}
     assert (data["automation_config"]["stage_4_batch_size"], data["automation_config"]["max_tasks_per_run"]) == (5, 8)
     assert stored(tenant.site).stages == {"1": {"enabled": False}, "4": {"batch_size": 5, "per_run_limit": 8}}
 
@@ -273,7 +284,12 @@ INVALID_BODIES = [
     ({"automation_config": {"scheduled_time": "2:00"}}, {"automation_config.scheduled_time": [INVALID_SCHEDULED_TIME]}),
     ({"automation_config": {"scheduled_time": "02:00:60"}}, {"automation_config.scheduled_time": [INVALID_SCHEDULED_TIME]}),
     ({"automation_config": {"scheduled_time": 200}}, {"automation_config.scheduled_time": [INVALID_SCHEDULED_TIME]}),
-    ({"automation_config": {"frequency": "hourly"}}, {"automation_config.frequency": ['"hourly" is not a valid choice.']}),
+    ({"automation_config": {"frequency": "yearly"}}, {"automation_config.frequency": ['"yearly" is not a valid choice.']}),
+    ({"automation_config": {"within_stage_delay": -1}}, {"automation_config.within_stage_delay": [AT_LEAST_0]}),
+    ({"automation_config": {"between_stage_delay": "soon"}}, {"automation_config.between_stage_delay": ["A valid integer is required."]}),
+    ({"stage_configs": [{"stage": 3, "budget_pct": 101}]}, {"stage_configs.0.budget_pct": ["Ensure this value is less than or equal to 100."]}),
+    ({"stage_configs": [{"stage": 3, "budget_pct": -1}]}, {"stage_configs.0.budget_pct": [AT_LEAST_0]}),
+    ({"stage_configs": [{"stage": 3, "use_testing": "sometimes"}]}, {"stage_configs.0.use_testing": ["Must be a valid boolean."]}),
     ({"publishing_settings": {"daily_publish_limit": -1}}, {"publishing_settings.daily_publish_limit": [AT_LEAST_0]}),
     ({"publishing_settings": {"monthly_publish_limit": "many"}}, {"publishing_settings.monthly_publish_limit": ["A valid integer is required."]}),
     ({"publishing_settings": {"total_items_per_run": -5}}, {"publishing_settings.total_items_per_run": [AT_LEAST_0]}),
@@ -287,7 +303,7 @@ INVALID_BODIES = [
         {"automation_config": {"stage_2_batch_size": 3}, "stage_configs": [{"stage": 2, "batch_size": 4}]},
         {"stage_configs.0.batch_size": [CONFLICTING_STAGE_VALUE.format(field="stage_2_batch_size")]},
     ),
-    ({"stage_configs": [{"stage": 1, "use_testing": True}]}, {"stage_configs.0.use_testing": ["Unknown field"]}),
+    ({"stage_configs": [{"stage": 1, "per_run_limit": 5}]}, {"stage_configs.0.per_run_limit": ["Unknown field"]}),
     ({"colour": "blue"}, {"colour": ["Unknown field"]}),
     ({"publishing_settings": {"publish_time_zone": "UTC"}}, {"publishing_settings.publish_time_zone": ["Unknown field"]}),
     ({"automation_config": {"stage_8_enabled": True}}, {"automation_config.stage_8_enabled": ["Unknown field"]}),
@@ -433,7 +449,11 @@ def test_settings_are_per_site(tenant, owner):
 
 def test_reset_returns_every_setting_to_the_defaults_and_keeps_the_row(tenant, owner, models):
     patch(owner, tenant.site, {"publishing_settings": {"daily_publish_limit": 1}, "stage_configs": [{"stage": 3, "enabled": False}]})
-    patch(owner, tenant.site, {"automation_config": {"enabled": True}, "ai_settings": {"live_model_id": models["text"].pk}})
+    patch(
+        owner,
+        tenant.site,
+        {"automation_config": {"enabled": True, "within_stage_delay": 0}, "ai_settings": {"live_model_id": models["text"].pk}},
+    )
     row_id = stored(tenant.site).pk
 
     response = owner.post(f"{url(tenant.site)}reset/")
@@ -441,4 +461,5 @@ def test_reset_returns_every_setting_to_the_defaults_and_keeps_the_row(tenant, o
     assert response.status_code == 200, response.content
     assert response.json()["data"] == default_unified()
     row = stored(tenant.site)
-    assert (row.pk, row.automation, row.stages, row.publishing, row.live_model_id) == (row_id, {}, {}, {}, None)
+    assert (row.pk, row.automation, row.stages, row.delays, row.publishing, row.live_model_id) == (row_id, {}, {}, {}, {}, None)
+    assert row.next_run_at is None

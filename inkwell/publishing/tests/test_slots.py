@@ -187,6 +187,33 @@ SCHEDULE_CASES = [
         dict(after="2026-03-08T00:00", frequency="daily", days=EVERY_DAY, time_zone="America/New_York", at=time(2, 30)),
         "2026-03-08T07:00",
     ),
+    ("hourly: the coming hour at its minute", dict(after="2026-03-02T10:20", frequency="hourly", days=EVERY_DAY, at=time(2, 15)), "2026-03-02T11:15"),
+    ("hourly: strictly after", dict(after="2026-03-02T10:15", frequency="hourly", days=EVERY_DAY, at=time(2, 15)), "2026-03-02T11:15"),
+    ("hourly: this hour's minute still ahead", dict(after="2026-03-02T10:05", frequency="hourly", days=EVERY_DAY, at=time(2, 15)), "2026-03-02T10:15"),
+    ("hourly: with seconds", dict(after="2026-03-02T10:20", frequency="hourly", days=EVERY_DAY, at=time(2, 15, 30)), "2026-03-02T11:15:30"),
+    ("hourly: the next scheduled day's first hour", dict(after="2026-03-02T23:30", frequency="hourly", days=["mon", "tue"], at=time(2, 15)), "2026-03-03T00:15"),
+    ("hourly: only the days named", dict(after="2026-03-02T10:20", frequency="hourly", days=["wed"], at=time(2, 15)), "2026-03-04T00:15"),
+    ("hourly: a week later on the only day", dict(after="2026-03-02T23:30", frequency="hourly", days=["mon"], at=time(2, 15)), "2026-03-09T00:15"),
+    (
+        "hourly: in the site's time zone",
+        dict(after="2026-03-02T14:45", frequency="hourly", days=EVERY_DAY, time_zone="America/New_York", at=time(0, 30)),
+        "2026-03-02T15:30",
+    ),
+    (
+        "hourly: the skipped hour runs at the end of the gap",
+        dict(after="2026-03-08T06:30", frequency="hourly", days=EVERY_DAY, time_zone="America/New_York", at=time(0, 30)),
+        "2026-03-08T07:00",
+    ),
+    (
+        "hourly: after the gap, the minute again",
+        dict(after="2026-03-08T07:00", frequency="hourly", days=EVERY_DAY, time_zone="America/New_York", at=time(0, 30)),
+        "2026-03-08T07:30",
+    ),
+    (
+        "hourly: the hour that happens twice runs once",
+        dict(after="2026-11-01T05:30", frequency="hourly", days=EVERY_DAY, time_zone="America/New_York", at=time(0, 30)),
+        "2026-11-01T07:30",
+    ),
 ]
 
 
@@ -199,3 +226,7 @@ def test_next_run_at(case, arguments, expected):
 
 def test_no_scheduled_day_means_no_next_run():
     assert next_run_at(after=utc("2026-03-02T00:00"), time_zone="UTC", frequency="daily", days=[], at=time(2)) is None
+
+
+def test_no_scheduled_day_means_no_hourly_run():
+    assert next_run_at(after=utc("2026-03-02T00:00"), time_zone="UTC", frequency="hourly", days=[], at=time(2)) is None

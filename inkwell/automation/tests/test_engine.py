@@ -1,0 +1,343 @@
+"""The run engine through the real job runner (``eager_jobs``): a full run of a site with 100
+keywords on the ``local`` provider, what it leaves in every table, and the stage rules (disabled
+stages, per-run limits, budgets, failing items, the review gate with auto-approval and auto-publish)."""
+
+from collections import Counter
+
+import pytest
+
+from inkwell.automation import selectors, services
+from inkwell.automation.models import AutomationLog, AutomationStageRun
+from inkwell.automation.tests.pipeline_data import (
+    add_keywords,
+    automation_settings,
+    credits_charged_since,
+    fund,
+    last_usage_id,
+    quick_settings,
+    run_of,
+    uncut_shares,
+)
+from inkwell.billing.models import CreditUsage
+from inkwell.billing.services import cost_of
+from inkwell.billing.tests.ledger import assert_ledger_consistent
+from inkwell.jobs.models import Job
+from inkwell.notifications.models import Notification
+from inkwell.planner.models import Cluster, ContentIdea, Keyword
+from inkwell.writer.models import Content, Image, Task
+from inkwell.writer.tests.factories import make_task
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def media_root(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+
+
+@pytest.fixture
+def site_with_keywords(big_tenant):
+    add_keywords(big_tenant, 100)
+    quick_settings(big_tenant)
+    fund(big_tenant.account, 5000)
+    return big_tenant
+
+
+def start(tenant, eager_jobs):
+    """Starts a run and lets its job run to its end; the run as it ended."""
+    with eager_jobs():
+        run = services.start_run(site=tenant.site, user=tenant.owner)
+    return run_of(tenant.account, run.pk)
+
+
+def stage_counts(run) -> dict[int, tuple]:
+    rows = AutomationStageRun.objects.for_account(run.account_id).filter(run=run)
+    return {row.stage: (row.status, row.processed, row.failed, row.credits_used) for row in rows}
+
+
+def test_a_full_run_takes_100_keywords_to_content_in_review(site_with_keywords, eager_jobs):
+    tenant = site_with_keywords
+    account = tenant.account
+    quote = selectors.estimate(tenant.site)
+    automation_settings(tenant.site, stages=uncut_shares())
+    before = last_usage_id(account)
+
+    run = start(tenant, eager_jobs)
+
+    assert (run.status, run.current_stage, run.error_message, run.in_flight) == ("completed", 7, None, {})
+    keywords, clusters = Keyword.objects.for_account(account), Cluster.objects.for_account(account)
+    ideas, tasks = ContentIdea.objects.for_account(account), Task.objects.for_account(account)
+    contents, images = Content.objects.for_account(account), Image.objects.for_account(account)
+    # Every stage processed every item it had: nothing is left pending anywhere.
+    assert not keywords.filter(cluster__isnull=True).exists()
+    assert clusters.count() >= 5 and all(cluster.ideas.count() == 3 for cluster in clusters)
+    assert ideas.count() == 3 * clusters.count() == tasks.count()
+    assert set(ideas.values_list("status", flat=True)) == {"converted"}
+    assert set(tasks.values_list("status", flat=True)) == {"completed"}
+    assert contents.count() == tasks.count()
+    assert set(contents.values_list("status", flat=True)) == {"review"}
+    assert images.count() == contents.count() and set(images.values_list("status", flat=True)) == {"generated"}
+    assert all(stage["pending"] == 0 for stage in selectors.pipeline_overview(tenant.site)["stages"])
+
+    # Counts and credits add up: stage rows, the run, the ledger.
+    counts = stage_counts(run)
+    processed = {1: 100, 2: clusters.count(), 3: ideas.count(), 4: tasks.count(), 5: contents.count(), 6: images.count(), 7: contents.count()}
+    assert {stage: row[:3] for stage, row in counts.items()} == {stage: ("completed", count, 0) for stage, count in processed.items()}
+    assert run.items_processed == sum(processed.values())
+    charged = credits_charged_since(account, before)
+    per_cluster = cost_of("idea_generation", 1) + 3 * (cost_of("content_generation", 300) + cost_of("image_prompt_extraction", 1) + cost_of("image_generation", 1))
+    assert run.credits_used == sum(row[3] for row in counts.values()) == charged == 2 * cost_of("clustering", 50) + clusters.count() * per_cluster
+    # The run started with its estimate as budget; once clustered, with the exact rest of it.
+    assert AutomationStageRun.objects.for_account(account).get(run=run, stage=1).budget == quote["estimated_credits"]
+    assert run.budget == run.credits_used
+    assert_ledger_consistent(account)
+    # Every credit was charged by a job of the run's stages, one job per step.
+    jobs = Job.objects.for_account(account).exclude(kind="automation.run")
+    assert set(jobs.values_list("status", flat=True)) == {"succeeded"}
+    assert CreditUsage.objects.for_account(account).filter(pk__gt=before, job__isnull=True).count() == 0
+    assert Counter(jobs.values_list("kind", flat=True)) == {
+        "planner.auto_cluster": 2,
+        "planner.generate_ideas": clusters.count(),
+        "writer.generate_content": tasks.count(),
+        "writer.generate_images": 2 * contents.count(),
+    }
+
+    # A log line for every item and every stage transition.
+    logs = AutomationLog.objects.for_account(account).filter(run=run)
+    assert logs.filter(event="item_processed").count() == run.items_processed
+    assert not logs.filter(level="error").exists()
+    assert Counter(logs.filter(event__startswith="stage_").values_list("event", flat=True)) == {"stage_started": 7, "stage_completed": 7}
+    assert logs.filter(event="run_started").count() == logs.filter(event="run_completed").count() == 1
+    # The AI operations raised theirs, and the run one at its end.
+    notified = Counter(Notification.objects.for_account(account).values_list("notification_type", flat=True))
+    assert notified["ai_content_complete"] == tasks.count() + 1
+    assert notified["content_ready_review"] == contents.count()
+    assert (notified["ai_prompts_complete"], notified["ai_images_complete"]) == (contents.count(), contents.count())
+    ended = Notification.objects.for_account(account).filter(metadata__run_id=run.pk).get()
+    assert (ended.metadata["count"], ended.metadata["credits"]) == (run.items_processed, run.credits_used)
+
+
+
+@pytest.fixture
+def small_site(big_tenant):
+    """20 keywords, credits to spare, budget shares that never cut a stage."""
+    add_keywords(big_tenant, 20)
+    quick_settings(big_tenant)
+    fund(big_tenant.account, 5000)
+    automation_settings(big_tenant.site, stages=uncut_shares())
+    return big_tenant
+
+
+def test_stage_budgets_are_cumulative_shares_of_the_run_budget(small_site, eager_jobs):
+    """With the whole budget in stage 1's share, every later stage may spend what the stages
+    before it left: the run is cut nowhere. After clustering the budget is what was spent plus
+    the exact estimate of the rest."""
+    quote = selectors.estimate(small_site.site)
+    run = start(small_site, eager_jobs)
+    assert run.status == "completed"
+    rows = list(AutomationStageRun.objects.for_account(run.account_id).filter(run=run).order_by("stage"))
+    assert [row.status for row in rows] == ["completed"] * 7
+    assert rows[0].budget == quote["estimated_credits"]
+    assert run.budget == run.credits_used == sum(row.credits_used for row in rows)
+    spent = rows[0].credits_used
+    for row in rows[1:]:
+        assert row.budget == run.budget - spent
+        spent += row.credits_used
+    rebased = AutomationLog.objects.for_account(run.account_id).get(run=run, event="budget_rebased")
+    assert rebased.message == f"Clustering is done: the run's budget is now {run.budget} credits (estimated {quote['estimated_credits']})"
+
+
+def test_a_stage_stops_at_its_budget_and_the_next_stages_go_on(big_tenant, eager_jobs):
+    """Five queued tasks of 300 words (3 credits each), one image per article: the run's budget,
+    its estimate, is 5 x (3 + 1 + 2) = 30. Stage 4 may spend 20% of it, 6 credits: two articles.
+    Stage 5's share brings the total to 100%: the later stages process what stage 4 made."""
+    quick_settings(big_tenant)
+    fund(big_tenant.account, 5000)
+    for index in range(5):
+        make_task(big_tenant, title=f"Article {index}", word_count=300)
+    shares = {number: {"budget_pct": 0} for number in range(1, 8)}
+    shares[4], shares[5] = {"budget_pct": 20}, {"budget_pct": 80}
+    automation_settings(big_tenant.site, stages=shares)
+
+    run = start(big_tenant, eager_jobs)
+
+    assert (run.status, run.budget) == ("completed", 30)
+    counts = stage_counts(run)
+    assert counts[4] == ("budget_reached", 2, 0, 6)
+    assert {number: counts[number][:3] for number in (5, 6, 7)} == {5: ("completed", 2, 0), 6: ("completed", 2, 0), 7: ("completed", 2, 0)}
+    assert AutomationStageRun.objects.for_account(run.account_id).get(run=run, stage=5).budget == 30 - 6
+    line = AutomationLog.objects.for_account(big_tenant.account).get(run=run, event="stage_budget_reached")
+    assert (line.stage, line.level, line.message) == (4, "warning", "Stage 4 stopped at its budget: the next batch costs 3 credits, 0 are left")
+    assert Task.objects.for_account(big_tenant.account).filter(status="queued").count() == 3
+    assert run.credits_used == 6 + 2 + 4
+
+
+def test_a_disabled_stage_is_skipped_and_its_items_wait(small_site, eager_jobs):
+    tenant = small_site
+    automation_settings(tenant.site, stages={5: {"enabled": False}})
+
+    run = start(tenant, eager_jobs)
+
+    counts = stage_counts(run)
+    assert counts[5] == ("skipped", 0, 0, 0)
+    # Without prompts no image is made and no article passes the review gate: they wait as drafts.
+    assert (counts[6][1], counts[7][1]) == (0, 0)
+    contents = Content.objects.for_account(tenant.account)
+    assert contents.exists() and set(contents.values_list("status", flat=True)) == {"draft"}
+    assert selectors.pipeline_overview(tenant.site)["stages"][4]["pending"] == contents.count()
+    assert AutomationLog.objects.for_account(tenant.account).filter(run=run, stage=5, event="stage_skipped").exists()
+
+
+def test_a_stage_processes_at_most_its_per_run_limit_in_batches_of_its_size(small_site, eager_jobs):
+    tenant = small_site
+    automation_settings(tenant.site, stages={1: {"batch_size": 4, "max_per_run": 10}})
+
+    run = start(tenant, eager_jobs)
+
+    assert stage_counts(run)[1][:3] == ("completed", 10, 0)
+    keywords = Keyword.objects.for_account(tenant.account)
+    assert keywords.filter(cluster__isnull=False).count() == 10
+    # The ten with the highest volume, in batches of 4, 4 and 2.
+    assert set(keywords.filter(cluster__isnull=False).values_list("pk", flat=True)) == set(keywords.order_by("-volume", "id").values_list("pk", flat=True)[:10])
+    sizes = [len(params["keyword_ids"]) for params in Job.objects.for_account(tenant.account).filter(kind="planner.auto_cluster").order_by("id").values_list("params", flat=True)]
+    assert sizes == [4, 4, 2]
+
+
+def test_without_images_articles_go_straight_to_the_review_gate(big_tenant, eager_jobs):
+    add_keywords(big_tenant, 10)
+    quick_settings(big_tenant, images_per_article=0)
+    fund(big_tenant.account, 5000)
+    automation_settings(big_tenant.site, stages=uncut_shares())
+
+    run = start(big_tenant, eager_jobs)
+
+    counts = stage_counts(run)
+    assert (counts[5][1], counts[6][1]) == (0, 0)
+    assert not Image.objects.for_account(big_tenant.account).exists()
+    contents = Content.objects.for_account(big_tenant.account)
+    assert counts[7][1] == contents.count() > 0 and set(contents.values_list("status", flat=True)) == {"review"}
+
+
+def test_auto_approval_approves_and_auto_publish_schedules_at_most_the_items_per_run(small_site, eager_jobs):
+    tenant = small_site
+    automation_settings(tenant.site, publishing={"auto_approval_enabled": True, "auto_publish_enabled": True, "total_items_per_run": 2})
+
+    run = start(tenant, eager_jobs)
+
+    contents = Content.objects.for_account(tenant.account).order_by("id")
+    assert contents.count() > 2
+    assert list(contents.values_list("status", "site_status")) == [("approved", "scheduled")] * 2 + [("review", "not_published")] * (contents.count() - 2)
+    assert all(content.scheduled_publish_at is not None for content in contents[:2])
+    logs = AutomationLog.objects.for_account(tenant.account).filter(run=run, stage=7)
+    assert logs.filter(event="item_approved").count() == 2
+    assert logs.filter(event="item_processed").count() == contents.count() - 2
+
+
+def test_auto_approval_without_auto_publish_approves_everything(small_site, eager_jobs):
+    tenant = small_site
+    automation_settings(tenant.site, publishing={"auto_approval_enabled": True, "total_items_per_run": 2})
+
+    start(tenant, eager_jobs)
+
+    assert set(Content.objects.for_account(tenant.account).values_list("status", "site_status")) == {("approved", "not_published")}
+
+
+def test_a_failing_item_is_logged_and_the_run_goes_on(small_site, eager_jobs, monkeypatch):
+    """The content job of one task fails (the provider refuses it): that task is logged as an
+    error and left failed, charged nothing; every other item goes through."""
+    from inkwell.ai.errors import AIError
+    from inkwell.writer import jobs as writer_jobs
+
+    real_client = writer_jobs.ai_client
+    refused = []
+
+    def client(account, **kwargs):
+        ai = real_client(account, **kwargs)
+        write = ai.write_article
+
+        def write_article(brief):
+            if not refused:
+                refused.append(brief.title)
+                raise AIError("The provider refused this article")
+            return write(brief)
+
+        ai.write_article = write_article
+        return ai
+
+    monkeypatch.setattr(writer_jobs, "ai_client", client)
+    tenant = small_site
+    before = last_usage_id(tenant.account)
+
+    run = start(tenant, eager_jobs)
+
+    assert run.status == "completed"
+    tasks = Task.objects.for_account(tenant.account)
+    failed = tasks.get(status="failed")
+    assert failed.title == refused[0] and tasks.filter(status="completed").count() == tasks.count() - 1
+    counts = stage_counts(run)
+    assert counts[4][:3] == ("completed", tasks.count() - 1, 1)
+    line = AutomationLog.objects.for_account(tenant.account).get(run=run, event="item_failed")
+    assert (line.stage, line.level, line.item_type, line.item_id) == (4, "error", "task", failed.pk)
+    assert "The provider refused this article" in line.message
+    assert counts[7][1] == tasks.count() - 1
+    assert run.credits_used == sum(row[3] for row in counts.values()) == credits_charged_since(tenant.account, before)
+    assert Notification.objects.for_account(tenant.account).filter(notification_type="ai_content_failed", metadata__task_id=failed.pk).exists()
+
+
+def test_items_a_step_left_unprocessed_are_not_tried_again_in_the_same_run(small_site, eager_jobs, monkeypatch):
+    """Clustering that places no keyword (a provider's bad answer) leaves them pending: the run
+    logs them as failed once and moves on instead of trying them forever."""
+    from inkwell.ai.types import AIResult, TokenUsage
+    from inkwell.planner import jobs as planner_jobs
+
+    real_client = planner_jobs.ai_client
+
+    def client(account, **kwargs):
+        ai = real_client(account, **kwargs)
+        ai.cluster_keywords = lambda keywords, sector="": AIResult([], TokenUsage())
+        return ai
+
+    monkeypatch.setattr(planner_jobs, "ai_client", client)
+    tenant = small_site
+
+    run = start(tenant, eager_jobs)
+
+    assert run.status == "completed"
+    assert stage_counts(run)[1][:3] == ("completed", 0, 20)
+    assert AutomationLog.objects.for_account(tenant.account).filter(run=run, stage=1, event="item_failed").count() == 20
+    assert Job.objects.for_account(tenant.account).filter(kind="planner.auto_cluster").count() == 1
+
+
+def test_when_the_credits_run_out_mid_stage_the_stage_stops_and_the_refused_item_is_left_as_it_was(small_site, eager_jobs):
+    """Another spender empties the account after the second article: the third content job is
+    refused (402) and leaves nothing behind; stage 4 ends failed, the run goes on and completes."""
+    from inkwell.automation.signals import step_finished
+    from inkwell.billing import services as billing
+    from inkwell.billing.models import CreditLedger
+
+    tenant = small_site
+    seen = []
+
+    def drain(sender, run, stage, **kwargs):
+        if stage == 4:
+            seen.append(stage)
+            if len(seen) == 2:
+                ledger = CreditLedger.objects.for_account(tenant.account).get()
+                billing.spend(tenant.account, "linking", ledger.available, description="another spender")
+
+    step_finished.connect(drain, dispatch_uid="test-drain")
+    try:
+        run = start(tenant, eager_jobs)
+    finally:
+        step_finished.disconnect(dispatch_uid="test-drain")
+
+    assert run.status == "completed"
+    counts = stage_counts(run)
+    assert counts[4][:3] == ("failed", 2, 1)
+    tasks = Task.objects.for_account(tenant.account)
+    assert tasks.filter(status="completed").count() == 2 and tasks.filter(status="generating").count() == 0
+    refused = AutomationLog.objects.for_account(tenant.account).get(run=run, stage=4, event="item_failed")
+    assert refused.message.endswith("The account's credits cannot cover this item")
+    assert Job.objects.for_account(tenant.account).filter(kind="writer.generate_content").count() == 2
+    assert AutomationLog.objects.for_account(tenant.account).filter(run=run, event="stage_failed", stage=4).exists()
+    assert_ledger_consistent(tenant.account)
