@@ -30,7 +30,7 @@ DEFAULT_SETTINGS = {
         {"number": 3, "enabled": True, "batch_size": 20, "per_run_limit": 0, "use_testing": False, "budget_pct": 5},
         {"number": 4, "enabled": True, "batch_size": 1, "per_run_limit": 0, "use_testing": False, "budget_pct": 40},
         {"number": 5, "enabled": True, "batch_size": 1, "per_run_limit": 0, "use_testing": False, "budget_pct": 5},
-        {"number": 6, "enabled": True, "batch_size": 1, "per_run_limit": 0, "use_testing": False, "budget_pct": 20},
+        {"number": 6, "enabled": True, "batch_size": 4, "per_run_limit": 0, "use_testing": False, "budget_pct": 20},
         {"number": 7, "enabled": True, "batch_size": 10, "per_run_limit": 0, "use_testing": False, "budget_pct": 5},
     ],
     "delays": {"within_stage": 3, "between_stage": 5},

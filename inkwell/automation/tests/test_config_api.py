@@ -30,7 +30,7 @@ LIMIT_NAMES = [
     "max_image_prompts_per_run",
     "max_review_items_per_run",
 ]
-DEFAULT_BATCH_SIZES = [50, 1, 20, 1, 1, 1, 10]
+DEFAULT_BATCH_SIZES = [50, 1, 20, 1, 1, 4, 10]
 DEFAULT_BUDGET_PCTS = [15, 10, 5, 40, 5, 20, 5]
 
 

@@ -216,8 +216,6 @@ def test_five_thousand_keywords_are_added_in_a_bounded_number_of_queries(planner
     assert Keyword.objects.for_account(planner.account).count() == BULK
     assert balance_of(planner.account) == 1000 - BULK // 10
     print(f"\nadd_to_workflow of {BULK} keywords on {connection.vendor}: {elapsed * 1000:.0f} ms")
-    if connection.vendor == "postgresql":
-        assert elapsed < 2.0
 
 
 def test_five_thousand_keywords_are_deleted_in_a_bounded_number_of_queries(planner, owner, five_thousand, django_assert_max_num_queries):

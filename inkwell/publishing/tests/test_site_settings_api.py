@@ -41,7 +41,7 @@ STAGE_LIMIT_NAMES = [
     "max_image_prompts_per_run",
     "max_review_items_per_run",
 ]
-DEFAULT_BATCH_SIZES = [50, 1, 20, 1, 1, 1, 10]
+DEFAULT_BATCH_SIZES = [50, 1, 20, 1, 1, 4, 10]
 DEFAULT_BUDGET_PCTS = [15, 10, 5, 40, 5, 20, 5]
 
 
@@ -188,7 +188,7 @@ def test_every_section_changes_together(tenant, owner, models):
             "publish_time_slots": [{"start": "20:00", "end": "21:30"}, {"start": "08:15"}],
             "total_items_per_run": 12,
         },
-        "stage_configs": [{"stage": 6, "batch_size": 4, "max_per_run": 30}],
+        "stage_configs": [{"stage": 6, "batch_size": 6, "max_per_run": 30}],
         "ai_settings": {"live_model_id": models["text"].pk, "image_model_id": models["image"].pk},
     }
 
@@ -198,8 +198,8 @@ def test_every_section_changes_together(tenant, owner, models):
     schedule = (config["enabled"], config["frequency"], config["scheduled_days"], config["scheduled_time"])
     assert schedule == (True, "weekly", ["mon", "sun"], "03:15:00")
     assert config["stage_3_enabled"] is False and data["stage_configs"][2]["enabled"] is False
-    assert (config["stage_6_batch_size"], config["max_image_prompts_per_run"]) == (4, 30)
-    assert data["stage_configs"][5] == {"stage": 6, "enabled": True, "batch_size": 4, "max_per_run": 30, "use_testing": False, "budget_pct": 20}
+    assert (config["stage_6_batch_size"], config["max_image_prompts_per_run"]) == (6, 30)
+    assert data["stage_configs"][5] == {"stage": 6, "enabled": True, "batch_size": 6, "max_per_run": 30, "use_testing": False, "budget_pct": 20}
     publishing = data["publishing_settings"]
     assert (publishing["auto_approval_enabled"], publishing["auto_publish_enabled"], publishing["total_items_per_run"]) == (True, True, 12)
     assert publishing["publish_time_slots"] == [{"start": "08:15", "end": "09:15"}, {"start": "20:00", "end": "21:30"}]
