@@ -19,7 +19,6 @@ from inkwell.automation.tests.factories import make_log, make_run, make_stage
 from inkwell.billing import services as billing
 from inkwell.billing.models import CreditLedger
 from inkwell.planner.tests.factories import make_keyword
-from inkwell.tenancy.models import Site, SiteUserAccess
 from inkwell.writer.tests.factories import make_task
 
 pytestmark = pytest.mark.django_db
@@ -48,17 +47,6 @@ def at(minutes: int):
 def owner(tenant, as_user):
     return as_user(tenant.owner)
 
-
-@pytest.fixture
-def granted(tenant):
-    for user in (tenant.editor, tenant.viewer):
-        SiteUserAccess.objects.create(account=tenant.account, user=user, site=tenant.site)
-    return tenant
-
-
-@pytest.fixture
-def second_site(tenant):
-    return Site.objects.create(account=tenant.account, name="Second", domain="second.example.com", slug=f"second-{tenant.site.slug}")
 
 
 def get(client, path: str, site, **query):

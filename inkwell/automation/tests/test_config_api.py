@@ -15,44 +15,18 @@ from inkwell.publishing.site_settings import BUDGET_OVER_100
 from inkwell.publishing.tests.factories import make_site_settings
 from inkwell.tenancy import services as tenancy_services
 from inkwell.tenancy.models import SiteUserAccess
+from inkwell.publishing.tests.test_site_settings_api import default_unified
 
 pytestmark = pytest.mark.django_db
 
 CONFIG = "/api/v1/automation/config/"
 UPDATE = "/api/v1/automation/update_config/"
 UNIFIED = "/api/v1/integration/sites/{}/unified-settings/"
-LIMIT_NAMES = [
-    "max_keywords_per_run",
-    "max_clusters_per_run",
-    "max_ideas_per_run",
-    "max_tasks_per_run",
-    "max_content_per_run",
-    "max_image_prompts_per_run",
-    "max_review_items_per_run",
-]
-DEFAULT_BATCH_SIZES = [50, 1, 20, 1, 1, 4, 10]
-DEFAULT_BUDGET_PCTS = [15, 10, 5, 40, 5, 20, 5]
-
-
 def default_config() -> dict:
-    """The configuration of a site that changed nothing, written out from the spec's defaults."""
-    config = {
-        "enabled": False,
-        "frequency": "daily",
-        "scheduled_days": ["mon", "tue", "wed", "thu", "fri", "sat", "sun"],
-        "scheduled_time": "02:00:00",
-        "next_run_at": None,
-    }
-    for number, batch_size in enumerate(DEFAULT_BATCH_SIZES, start=1):
-        config[f"stage_{number}_enabled"] = True
-        config[f"stage_{number}_batch_size"] = batch_size
-    config.update(dict.fromkeys(LIMIT_NAMES, 0))
-    config.update({"within_stage_delay": 3, "between_stage_delay": 5})
-    config["stage_configs"] = [
-        {"stage": number, "enabled": True, "batch_size": batch_size, "max_per_run": 0, "use_testing": False, "budget_pct": budget_pct}
-        for number, (batch_size, budget_pct) in enumerate(zip(DEFAULT_BATCH_SIZES, DEFAULT_BUDGET_PCTS, strict=True), start=1)
-    ]
-    return config
+    """The configuration of a site that changed nothing: the unified settings' automation_config
+    with the stage_configs."""
+    unified = default_unified()
+    return {**unified["automation_config"], "stage_configs": unified["stage_configs"]}
 
 
 def full_body(**changes) -> dict:
