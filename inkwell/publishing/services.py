@@ -21,6 +21,7 @@ import mimetypes
 import os
 import re
 import time
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -187,10 +188,9 @@ def push(adapter: CMSAdapter, content: Content) -> RemotePost:
     by our reference after an attempt that died before recording it), a new post otherwise."""
     payload = _payload(adapter, content)
     if content.external_id:
-        try:
+        # A post deleted on the CMS since is published anew.
+        with suppress(CMSNotFound):
             return adapter.update_post(content.external_id, payload)
-        except CMSNotFound:
-            pass  # deleted on the CMS since: publish it anew
     existing = adapter.find_post(payload.reference)
     if existing is not None:
         return adapter.update_post(existing.external_id, payload)
