@@ -17,6 +17,7 @@ from django.db.models import F
 from django.utils import timezone
 from rest_framework.exceptions import AuthenticationFailed
 
+from inkwell.tenancy import principal
 from inkwell.tenancy.models import RefreshToken, User
 
 ACCESS = "access"
@@ -92,13 +93,10 @@ def decode(token: str, expected_type: str) -> dict:
 
 
 def user_for_payload(payload: dict) -> User:
-    """The active user the token names, if the token is still of the user's current version."""
-    user = (
-        User.dangerously_unscoped.select_related("account__subscription", "role")
-        .filter(pk=payload["user_id"], is_active=True)
-        .first()
-    )
-    if user is None or user.token_version != payload["ver"] or user.account_id != payload.get("account_id"):
+    """The active user the token names, if the token is still of the user's current version; with
+    account, subscription, plan and role, usually from the principal cache."""
+    user = principal.user(payload["user_id"], token_version=payload["ver"])
+    if user is None or not user.is_active or user.token_version != payload["ver"] or user.account_id != payload.get("account_id"):
         raise AuthenticationFailed("Invalid token", code="invalid_token")
     return user
 
@@ -139,5 +137,6 @@ def revoke_refresh_token(user: User, raw_token: str) -> bool:
 def revoke_all_tokens(user: User) -> None:
     """Retires every access and refresh token the user holds."""
     User.dangerously_unscoped.filter(pk=user.pk).update(token_version=F("token_version") + 1)
+    principal.forget([user.pk])  # the UPDATE sends no post_save
     user.refresh_from_db(fields=["token_version"])
     RefreshToken.objects.filter(user=user, revoked_at__isnull=True).update(revoked_at=timezone.now())
