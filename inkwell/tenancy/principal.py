@@ -19,8 +19,8 @@ from collections.abc import Iterable
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import transaction
 
+from inkwell.api import cache as cached_values
 from inkwell.tenancy.models import Account, Plan, Role, Subscription, User
 
 logger = logging.getLogger(__name__)
@@ -106,19 +106,6 @@ def user(user_id: int, *, token_version: int) -> User | None:
     return loaded
 
 
-def _delete(keys: list[str]) -> None:
-    try:
-        cache.delete_many(keys)
-    except Exception:  # the entry then expires on its own within PRINCIPAL_CACHE_SECONDS
-        logger.error("principal cache unavailable; %d principals not invalidated", len(keys), exc_info=True)
-
-
 def forget(user_ids: Iterable[int]) -> None:
-    """Deletes the cached principals of ``user_ids``: now, and again when the transaction commits,
-    so that a request that read the old rows in between cannot leave them cached."""
-    keys = [cache_key(user_id) for user_id in user_ids]
-    if not keys:
-        return
-    _delete(keys)
-    if transaction.get_connection().in_atomic_block:
-        transaction.on_commit(lambda: _delete(keys))
+    """Deletes the cached principals of ``user_ids``, now and when the transaction commits."""
+    cached_values.forget([cache_key(user_id) for user_id in user_ids])
