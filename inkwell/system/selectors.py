@@ -7,7 +7,11 @@ holds the key a call would use, is for this app's services.
 """
 
 import copy
+import logging
 from dataclasses import replace
+
+from django.conf import settings
+from django.core.cache import cache
 
 from inkwell import crypto
 from inkwell.ai.client import AIClient
@@ -18,6 +22,8 @@ from inkwell.publishing.models import SiteSettings
 from inkwell.system.defaults import AI_PROVIDER_DEFAULTS, CONTENT_DEFAULTS, IMAGE_GENERATION_DEFAULTS, MODULES
 from inkwell.system.models import ContentSettings, IntegrationSettings, IntegrationType, ModuleSetting, PromptOverride
 from inkwell.tenancy.models import Account, Site
+
+logger = logging.getLogger(__name__)
 
 # The fields of each integration type that IntegrationSettings.config holds once saved.
 CONFIG_FIELDS = {
@@ -182,9 +188,27 @@ def module_states(account: Account) -> dict[str, bool]:
     return {module: saved.get(module, True) for module in MODULES}
 
 
+def disabled_modules_key(account_id: int) -> str:
+    return f"disabled-modules:{account_id}"
+
+
 def disabled_modules(account: Account) -> frozenset[str]:
-    """The modules the account switched off, in one indexed query."""
-    return frozenset(ModuleSetting.objects.for_account(account).filter(enabled=False).values_list("module", flat=True))
+    """The modules the account switched off. Every request to a module's views asks, so the answer
+    is kept in the cache (forgotten on every change, ``inkwell.system.signals``); else one indexed query."""
+    key = disabled_modules_key(account.pk)
+    try:
+        cached = cache.get(key)
+    except Exception:  # a cache outage must not take the API down with it
+        logger.warning("cache unavailable; module switches read from the database", exc_info=True)
+        cached = None
+    if cached is not None:
+        return frozenset(cached)
+    modules = frozenset(ModuleSetting.objects.for_account(account).filter(enabled=False).values_list("module", flat=True))
+    try:
+        cache.set(key, tuple(modules), timeout=settings.INKWELL_PRINCIPAL_CACHE_SECONDS)
+    except Exception:
+        logger.warning("cache unavailable; module switches not cached", exc_info=True)
+    return modules
 
 
 def module_enabled(account: Account, module: str) -> bool:
