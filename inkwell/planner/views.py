@@ -35,7 +35,7 @@ class KeywordViewSet(PlannerViewSet):
     @extend_schema(parameters=[s.KeywordListQuerySerializer], responses={200: s.KeywordSerializer(many=True)})
     def list(self, request):
         keywords = selectors.filter_keywords(self.get_queryset(), validated_query(s.KeywordListQuerySerializer, request))
-        return self.get_paginated_response(self.get_serializer(self.paginate_queryset(keywords), many=True).data)
+        return self.get_paginated_response(selectors.with_difficulty_band(self.paginate_queryset(selectors.keyword_list_rows(keywords))))
 
     @extend_schema(request=s.KeywordCreateInputSerializer, responses={201: s.KeywordSerializer, **PAYMENT_REQUIRED})
     def create(self, request):
