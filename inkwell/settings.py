@@ -256,9 +256,11 @@ INKWELL_JWT = {
     "ACCESS_TTL_SECONDS": env_int("JWT_ACCESS_TTL_SECONDS", 15 * 60),
     "REFRESH_TTL_SECONDS": env_int("JWT_REFRESH_TTL_SECONDS", 7 * 24 * 3600),
 }
-# How long an authenticated user's principal (user, account, plan, role) may be served from the
-# cache; every change to those rows deletes it sooner (inkwell.tenancy.principal).
-INKWELL_PRINCIPAL_CACHE_SECONDS = env_int("PRINCIPAL_CACHE_SECONDS", 300)
+# How long an authenticated user's principal (user, account, plan, role) and the account's module
+# switches may be served from the cache; every change to them forgets them sooner
+# (inkwell.tenancy.principal). 0 turns this off: the default of the embedded profile, whose cache
+# is a database table and would cost more queries than it saves.
+INKWELL_PRINCIPAL_CACHE_SECONDS = env_int("PRINCIPAL_CACHE_SECONDS", 300 if REDIS_URL else 0)
 INKWELL_DEFAULT_PLAN = env_str("INKWELL_DEFAULT_PLAN", "free")
 # Credits granted at sign-up; empty means the default plan's own signup_credits.
 INKWELL_SIGNUP_CREDITS = int(env_str("INKWELL_SIGNUP_CREDITS")) if env_str("INKWELL_SIGNUP_CREDITS") else None

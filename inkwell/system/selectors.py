@@ -188,13 +188,21 @@ def module_states(account: Account) -> dict[str, bool]:
     return {module: saved.get(module, True) for module in MODULES}
 
 
+def _disabled_modules_of(account: Account) -> frozenset[str]:
+    return frozenset(ModuleSetting.objects.for_account(account).filter(enabled=False).values_list("module", flat=True))
+
+
 def disabled_modules_key(account_id: int) -> str:
     return f"disabled-modules:{account_id}"
 
 
 def disabled_modules(account: Account) -> frozenset[str]:
     """The modules the account switched off. Every request to a module's views asks, so the answer
-    is kept in the cache (forgotten on every change, ``inkwell.system.signals``); else one indexed query."""
+    is kept in the cache for ``PRINCIPAL_CACHE_SECONDS`` (forgotten on every change,
+    ``inkwell.system.signals``); else, and with that setting 0, one indexed query."""
+    timeout = settings.INKWELL_PRINCIPAL_CACHE_SECONDS
+    if not timeout:
+        return _disabled_modules_of(account)
     key = disabled_modules_key(account.pk)
     try:
         cached = cache.get(key)
@@ -203,9 +211,9 @@ def disabled_modules(account: Account) -> frozenset[str]:
         cached = None
     if cached is not None:
         return frozenset(cached)
-    modules = frozenset(ModuleSetting.objects.for_account(account).filter(enabled=False).values_list("module", flat=True))
+    modules = _disabled_modules_of(account)
     try:
-        cache.set(key, tuple(modules), timeout=settings.INKWELL_PRINCIPAL_CACHE_SECONDS)
+        cache.set(key, tuple(modules), timeout=timeout)
     except Exception:
         logger.warning("cache unavailable; module switches not cached", exc_info=True)
     return modules

@@ -1,5 +1,6 @@
 """The cached module switches (``selectors.disabled_modules``) are forgotten when a switch changes."""
 
+from django.conf import settings
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
@@ -10,4 +11,5 @@ from inkwell.system.selectors import disabled_modules_key
 
 @receiver([post_save, post_delete], sender=ModuleSetting, dispatch_uid="disabled_modules_changed")
 def module_setting_changed(sender, instance: ModuleSetting, **kwargs) -> None:
-    cached_values.forget([disabled_modules_key(instance.account_id)])
+    if settings.INKWELL_PRINCIPAL_CACHE_SECONDS:
+        cached_values.forget([disabled_modules_key(instance.account_id)])

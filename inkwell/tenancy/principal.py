@@ -6,7 +6,8 @@ values (not pickled model objects), and the model objects are rebuilt from them 
 query machinery. The key names the columns of the five models, so a deploy that changes a column
 never reads an entry of the old shape.
 
-An entry lives ``PRINCIPAL_CACHE_SECONDS`` at most, and every change that matters deletes it: a save
+An entry lives ``PRINCIPAL_CACHE_SECONDS`` at most (0, the embedded default, turns the cache off:
+there the cache is a database table), and every change that matters deletes it: a save
 or delete of the user, their account, subscription, plan or role (``inkwell.tenancy.signals``), and
 ``forget`` from the writes that bypass ``save`` (``tokens.revoke_all_tokens``: logout, password
 change and reset, deactivation). A token whose version differs from the cached one reads the
@@ -86,6 +87,9 @@ def user(user_id: int, *, token_version: int) -> User | None:
     From the cache when its entry carries ``token_version``; otherwise from the database, and then
     cached when the user is active and of that version. The caller still checks both.
     """
+    timeout = settings.INKWELL_PRINCIPAL_CACHE_SECONDS
+    if not timeout:
+        return _load(user_id)
     db = User.dangerously_unscoped.db
     key = cache_key(user_id)
     try:
@@ -100,7 +104,7 @@ def user(user_id: int, *, token_version: int) -> User | None:
     loaded = _load(user_id)
     if loaded is not None and loaded.is_active and loaded.token_version == token_version:
         try:
-            cache.set(key, _rows(loaded), timeout=settings.INKWELL_PRINCIPAL_CACHE_SECONDS)
+            cache.set(key, _rows(loaded), timeout=timeout)
         except Exception:
             logger.warning("principal cache unavailable; not cached", exc_info=True)
     return loaded
@@ -108,4 +112,5 @@ def user(user_id: int, *, token_version: int) -> User | None:
 
 def forget(user_ids: Iterable[int]) -> None:
     """Deletes the cached principals of ``user_ids``, now and when the transaction commits."""
-    cached_values.forget([cache_key(user_id) for user_id in user_ids])
+    if settings.INKWELL_PRINCIPAL_CACHE_SECONDS:
+        cached_values.forget([cache_key(user_id) for user_id in user_ids])

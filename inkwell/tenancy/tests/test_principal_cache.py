@@ -18,6 +18,12 @@ ME = "/api/v1/auth/me/"
 ACCOUNT = "/api/v1/auth/account/"
 
 
+@pytest.fixture(autouse=True)
+def principal_cache_on(settings):
+    """On, as in the production profile, whichever profile the tests run on."""
+    settings.INKWELL_PRINCIPAL_CACHE_SECONDS = 300
+
+
 def bearer_client(user: User, *, access: str | None = None) -> APIClient:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {access or tokens.issue_access_token(user).token}")
@@ -225,3 +231,15 @@ def test_me_is_what_the_user_serializer_wrote(tenant, role):
 
     assert me(client) == json.loads(EnvelopeJSONRenderer().render(UserSerializer(user).data))["data"]
     assert list(own_user(user)) == list(UserSerializer(user).data)
+
+
+def test_with_the_cache_off_every_request_reads_the_database_and_nothing_is_cached(tenant, settings):
+    settings.INKWELL_PRINCIPAL_CACHE_SECONDS = 0
+    payload = tokens.decode(tokens.issue_access_token(tenant.owner).token, tokens.ACCESS)
+
+    for _ in range(2):
+        with CaptureQueriesContext(connection) as queries:
+            assert tokens.user_for_payload(payload).account.subscription.plan is not None
+        assert [query["sql"] for query in queries if "inkwell_cache" in query["sql"]] == []
+        assert len([query for query in queries if '"tenancy_user"' in query["sql"]]) == 1
+    assert not cached(tenant.owner)
