@@ -73,7 +73,7 @@ def auto_cluster(ctx: JobContext) -> dict:
     keywords = list(
         Keyword.objects.for_account(account)
         .filter(site_id=job.site_id, pk__in=ctx.params["keyword_ids"])
-        .values("id", "keyword", "volume", "difficulty", "sector_id")
+        .values("id", "keyword", "volume", "difficulty", "country", "sector_id")
     )
     if not keywords:
         raise JobFailed("The keywords to cluster no longer exist", code="nothing_to_cluster")
@@ -81,7 +81,10 @@ def auto_cluster(ctx: JobContext) -> dict:
     sector_id, sector_name = (sector["id"], sector["name"]) if sector else (None, "")
     ctx.progress(5, f"Clustering {len(keywords)} keywords")
     answer = ai_client(account).cluster_keywords(
-        [KeywordInput(id=row["id"], keyword=row["keyword"], volume=row["volume"], difficulty=row["difficulty"]) for row in keywords],
+        [
+            KeywordInput(id=row["id"], keyword=row["keyword"], volume=row["volume"], difficulty=row["difficulty"], country=row["country"])
+            for row in keywords
+        ],
         sector=sector_name,
     )
     ctx.progress(90, "Saving the clusters")
@@ -113,6 +116,8 @@ def auto_cluster(ctx: JobContext) -> dict:
         result = {
             "clusters_created": len(clusters),
             "keywords_clustered": len(placed),
+            # Keywords that fit no cluster stay unclustered: no cluster, so no idea credits.
+            "keywords_unclustered": len(keywords) - len(placed),
             "cluster_ids": [cluster.pk for cluster in clusters],
             "credits_used": credits,
         }
