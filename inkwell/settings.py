@@ -386,7 +386,7 @@ INKWELL_AI = {
     # Keywords cluster together while their mean similarity is at least this.
     "CLUSTER_SIMILARITY": env_float("AI_CLUSTER_SIMILARITY", 0.325),
     # An idea, task or content at least this close to another of the site's is reported in `overlaps`.
-    "OVERLAP_SIMILARITY": env_float("AI_OVERLAP_SIMILARITY", 0.8),
+    "OVERLAP_SIMILARITY": env_float("AI_OVERLAP_SIMILARITY", 0.7),
     # The linker's `suggest` mode proposes a target for a paragraph at least this close to it.
     "LINK_SUGGEST_SIMILARITY": env_float("AI_LINK_SUGGEST_SIMILARITY", 0.5),
 }

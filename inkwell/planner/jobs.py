@@ -24,6 +24,7 @@ from inkwell.planner.models import Cluster, ContentIdea, Keyword
 from inkwell.planner.services import AUTO_CLUSTER_JOB, CONTENT_TYPES, GENERATE_IDEAS_JOB
 from inkwell.system.selectors import ai_client
 from inkwell.tenancy.models import Sector
+from inkwell.writer.overlaps import flag_new_ideas
 
 # The keywords an idea prompt names per cluster: its highest-volume ones.
 IDEA_PROMPT_KEYWORDS = 20
@@ -112,6 +113,10 @@ def auto_cluster(ctx: JobContext) -> dict:
         )
         for cluster, (_, ids) in zip(clusters, groups, strict=True):
             Keyword.objects.for_account(account).filter(pk__in=ids).update(cluster=cluster, updated_at=now)
+        # A keyword that fits no cluster is unclustered, also when it was asked to be clustered again.
+        unplaced = [pk for pk in sector_of if pk not in placed]
+        if unplaced:
+            Keyword.objects.for_account(account).filter(pk__in=unplaced, cluster__isnull=False).update(cluster=None, updated_at=now)
         credits = settle_job(job, amount=cost_of("clustering", len(keywords)), usage=answer.usage)
         result = {
             "clusters_created": len(clusters),
@@ -186,7 +191,7 @@ def generate_ideas(ctx: JobContext) -> dict:
     ctx.progress(90, "Saving the ideas")
 
     with transaction.atomic():
-        ideas = ContentIdea.objects.bulk_create(
+        ideas = [
             ContentIdea(
                 account=account,
                 site_id=cluster.site_id,
@@ -201,7 +206,10 @@ def generate_ideas(ctx: JobContext) -> dict:
                 outline=idea.outline,
             )
             for cluster, idea in drafts
-        )
+        ]
+        # Compared with what the site had before this job: ideas of one cluster are angles on it, not rivals.
+        flag_new_ideas(account, ideas)
+        ideas = ContentIdea.objects.bulk_create(ideas)
         credits = settle_job(job, amount=cost_of("idea_generation", len(clusters)), usage=TokenUsage(prompt_tokens, completion_tokens, model))
         result = {
             "ideas_created": len(ideas),
