@@ -388,7 +388,7 @@ INKWELL_AI = {
     # An idea, task or content at least this close to another of the site's is reported in `overlaps`.
     "OVERLAP_SIMILARITY": env_float("AI_OVERLAP_SIMILARITY", 0.7),
     # The linker's `suggest` mode proposes a target for a paragraph at least this close to it.
-    "LINK_SUGGEST_SIMILARITY": env_float("AI_LINK_SUGGEST_SIMILARITY", 0.5),
+    "LINK_SUGGEST_SIMILARITY": env_float("AI_LINK_SUGGEST_SIMILARITY", 0.35),
 }
 # CMS integrations (inkwell.cms, inkwell.integration, inkwell.publishing).
 INKWELL_CMS = {
