@@ -382,6 +382,10 @@ INKWELL_AI = {
     # May an account point its provider at a loopback or private-network address (a local Ollama)?
     # Multi-tenant deployments set it false; link-local addresses are refused either way.
     "ALLOW_PRIVATE_ENDPOINTS": env_bool("AI_ALLOW_PRIVATE_ENDPOINTS", True),
+    # An embeddings model of the endpoint (e.g. text-embedding-3-small): when set, the openai
+    # provider clusters keywords by its vectors, cut at EMBEDDING_CLUSTER_SIMILARITY.
+    "EMBEDDING_MODEL": env_str("AI_EMBEDDING_MODEL"),
+    "EMBEDDING_CLUSTER_SIMILARITY": env_float("AI_EMBEDDING_CLUSTER_SIMILARITY", 0.5),
     # Meaning (#19, README "Meaning, offline"): cosine similarities of WordLlama vectors, 0..1.
     # Keywords cluster together while their mean similarity is at least this.
     "CLUSTER_SIMILARITY": env_float("AI_CLUSTER_SIMILARITY", 0.325),

@@ -81,12 +81,9 @@ def text_list(max_item_length: int, **kwargs) -> serializers.ListField:
 
 # Cannibalization guard (#19, inkwell.writer.overlaps)
 
-OVERLAP_KINDS = ("idea", "task", "content")
-
-
 class OverlapPieceSerializer(serializers.Serializer):
     id = serializers.IntegerField(help_text="The idea's, task's or content's id.")
-    kind = serializers.ChoiceField(choices=OVERLAP_KINDS, help_text="`idea`, `task` or `content` (posts synced from the CMS are contents).")
+    kind = serializers.CharField(help_text="`idea`, `task` or `content` (posts synced from the CMS are contents).")
     title = serializers.CharField()
 
 

@@ -7,7 +7,8 @@ How it works:
    land in the same cluster together, and the cluster's description lists their countries. Their
    volumes add up.
 2. Meaning. Each entry becomes a WordLlama vector (``inkwell.ai.local.embeddings``), so "how many
-   calories in a latte" and "latte nutrition" are close although they share one word.
+   calories in a latte" and "latte nutrition" are close although they share one word. (The
+   ``openai`` provider, given an embeddings model, uses that model's vectors instead.)
 3. Hierarchy and cut. Average-linkage agglomerative clustering over cosine distances (scipy's
    ``linkage``); a group is kept whole while the mean similarity of its keywords is at least the
    threshold (``similarity``, the ``AI_CLUSTER_SIMILARITY`` setting, default ``SIMILARITY``). The
@@ -24,6 +25,7 @@ Entries are sorted by text before any of this, so the result does not depend on 
 keywords arrive in, and every step is deterministic.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -58,8 +60,13 @@ def normalized(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def cluster_keywords(keywords: list[KeywordInput], *, similarity: float = SIMILARITY) -> list[ClusterDraft]:
-    """Clusters of at least two distinct keywords, largest first; a keyword id is in at most one."""
+def cluster_keywords(
+    keywords: list[KeywordInput], *, similarity: float = SIMILARITY, embedder: Callable[[list[str]], np.ndarray] = embed
+) -> list[ClusterDraft]:
+    """Clusters of at least two distinct keywords, largest first; a keyword id is in at most one.
+
+    ``embedder`` turns texts into vectors: WordLlama by default; the ``openai`` provider passes its
+    endpoint's embeddings model. Its vectors are normalized here."""
     entries: dict[str, _Entry] = {}
     for keyword in sorted(keywords, key=lambda keyword: (normalized(keyword.keyword), keyword.id)):
         text = normalized(keyword.keyword)
@@ -68,7 +75,9 @@ def cluster_keywords(keywords: list[KeywordInput], *, similarity: float = SIMILA
     ordered = list(entries.values())
     if len(ordered) < 2:
         return []
-    vectors = embed([entry.text for entry in ordered])
+    vectors = np.asarray(embedder([entry.text for entry in ordered]), dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    np.divide(vectors, norms, out=vectors, where=norms > 0)
     groups: list[list[int]] = []
     for part in _parts(vectors, np.arange(len(ordered))):
         groups.extend([int(part[index]) for index in members] for members in _cluster_part(vectors[part], similarity))
