@@ -37,10 +37,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import sparse
 from scipy.cluster.hierarchy import linkage
-from sklearn.cluster import KMeans
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.preprocessing import normalize
 
+from inkwell.ai.local.clustering import parts
 from inkwell.ai.local.text import MODIFIERS, STOP_WORDS, content_words, stem, title_case, tokenize
 from inkwell.ai.types import ClusterDraft, KeywordInput
 
@@ -59,7 +59,7 @@ def cluster_keywords(keywords: list[KeywordInput]) -> list[ClusterDraft]:
     ordered = sorted(keywords, key=lambda keyword: (keyword.keyword.strip().lower(), keyword.id))
     vectors = _features([keyword.keyword for keyword in ordered])
     groups: list[list[int]] = []
-    for part in _parts(vectors, np.arange(len(ordered))):
+    for part in parts(vectors, np.arange(len(ordered)), BLOCK_SIZE):
         groups.extend([part[index] for index in members] for members in _cluster_part(vectors[part]))
     drafts = _named([[ordered[index] for index in group] for group in groups])
     return sorted(drafts, key=lambda draft: (-len(draft.keyword_ids), draft.name))
@@ -85,18 +85,6 @@ def _features(texts: list[str]) -> sparse.csr_matrix:
         [" ".join(content_words(text)) for text in texts],
     )
     return normalize(sparse.hstack([words * WORD_WEIGHT, characters * (1.0 - WORD_WEIGHT)], format="csr", dtype=np.float32))
-
-
-def _parts(vectors: sparse.csr_matrix, indexes: np.ndarray) -> list[np.ndarray]:
-    """Split ``indexes`` in two with k-means until every part fits in BLOCK_SIZE."""
-    if len(indexes) <= BLOCK_SIZE:
-        return [indexes]
-    labels = KMeans(n_clusters=2, n_init=1, random_state=0).fit_predict(vectors[indexes])
-    halves = [indexes[labels == 0], indexes[labels == 1]]
-    if not len(halves[0]) or not len(halves[1]):
-        middle = len(indexes) // 2
-        halves = [indexes[:middle], indexes[middle:]]
-    return [part for half in halves for part in _parts(vectors, half)]
 
 
 def _condensed_distances(vectors: sparse.csr_matrix) -> np.ndarray:

@@ -79,22 +79,22 @@ def cluster_keywords(
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     np.divide(vectors, norms, out=vectors, where=norms > 0)
     groups: list[list[int]] = []
-    for part in _parts(vectors, np.arange(len(ordered))):
+    for part in parts(vectors, np.arange(len(ordered))):
         groups.extend([int(part[index]) for index in members] for members in _cluster_part(vectors[part], similarity))
     drafts = [_draft([ordered[index] for index in group]) for group in groups if len(group) > 1]
     return sorted(drafts, key=lambda draft: (-len(draft.keyword_ids), draft.name))
 
 
-def _parts(vectors: np.ndarray, indexes: np.ndarray) -> list[np.ndarray]:
-    """Split ``indexes`` in two with k-means until every part fits in BLOCK_SIZE."""
-    if len(indexes) <= BLOCK_SIZE:
+def parts(vectors, indexes: np.ndarray, block_size: int = BLOCK_SIZE) -> list[np.ndarray]:
+    """Split ``indexes`` (rows of ``vectors``, dense or sparse) in two with k-means until every part fits in ``block_size``."""
+    if len(indexes) <= block_size:
         return [indexes]
     labels = KMeans(n_clusters=2, n_init=1, random_state=0).fit_predict(vectors[indexes])
     halves = [indexes[labels == 0], indexes[labels == 1]]
     if not len(halves[0]) or not len(halves[1]):
         middle = len(indexes) // 2
         halves = [indexes[:middle], indexes[middle:]]
-    return [part for half in halves for part in _parts(vectors, half)]
+    return [part for half in halves for part in parts(vectors, half, block_size)]
 
 
 def _condensed_distances(vectors: np.ndarray) -> np.ndarray:

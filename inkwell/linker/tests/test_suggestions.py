@@ -52,7 +52,7 @@ def test_targets_whose_topic_matches_a_paragraph_are_suggested_without_their_exa
 
 def test_suggestions_never_name_the_article_itself_nor_a_target_it_links_to(tenant, site):
     source = site["source"]
-    source.html = SOURCE_HTML.replace("near the lake", f'near <a href="/how-to-choose-running-shoes-for-flat-feet/">the lake</a>')
+    source.html = SOURCE_HTML.replace("near the lake", 'near <a href="/how-to-choose-running-shoes-for-flat-feet/">the lake</a>')
     source.save()
 
     suggested = {item.target_content_id for item in suggest_links(account=tenant.account, content=source)}
