@@ -190,25 +190,25 @@ def generate_ideas(ctx: JobContext) -> dict:
         model = answer.usage.model or model
     ctx.progress(90, "Saving the ideas")
 
+    ideas = [
+        ContentIdea(
+            account=account,
+            site_id=cluster.site_id,
+            sector_id=cluster.sector_id,
+            cluster=cluster,
+            title=idea.title[:300],
+            description=idea.description,
+            # The writer accepts these values; a provider's other labels fall back to the defaults.
+            content_type=idea.content_type if idea.content_type in CONTENT_TYPES else "post",
+            content_structure=idea.content_structure if idea.content_structure in STRUCTURES else "guide",
+            target_keywords=idea.target_keywords,
+            outline=idea.outline,
+        )
+        for cluster, idea in drafts
+    ]
+    # Compared with what the site had before this job: ideas of one cluster are angles on it, not rivals.
+    flag_new_ideas(account, ideas)
     with transaction.atomic():
-        ideas = [
-            ContentIdea(
-                account=account,
-                site_id=cluster.site_id,
-                sector_id=cluster.sector_id,
-                cluster=cluster,
-                title=idea.title[:300],
-                description=idea.description,
-                # The writer accepts these values; a provider's other labels fall back to the defaults.
-                content_type=idea.content_type if idea.content_type in CONTENT_TYPES else "post",
-                content_structure=idea.content_structure if idea.content_structure in STRUCTURES else "guide",
-                target_keywords=idea.target_keywords,
-                outline=idea.outline,
-            )
-            for cluster, idea in drafts
-        ]
-        # Compared with what the site had before this job: ideas of one cluster are angles on it, not rivals.
-        flag_new_ideas(account, ideas)
         ideas = ContentIdea.objects.bulk_create(ideas)
         credits = settle_job(job, amount=cost_of("idea_generation", len(clusters)), usage=TokenUsage(prompt_tokens, completion_tokens, model))
         result = {
