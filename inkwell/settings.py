@@ -31,6 +31,11 @@ def env_int(name: str, default: int) -> int:
     return default if value is None or value == "" else int(value)
 
 
+def env_float(name: str, default: float) -> float:
+    value = os.environ.get(name)
+    return default if value is None or value == "" else float(value)
+
+
 def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in env_str(name, default).split(",") if item.strip()]
 
@@ -383,6 +388,17 @@ INKWELL_AI = {
     # May an account point its provider at a loopback or private-network address (a local Ollama)?
     # Multi-tenant deployments set it false; link-local addresses are refused either way.
     "ALLOW_PRIVATE_ENDPOINTS": env_bool("AI_ALLOW_PRIVATE_ENDPOINTS", True),
+    # An embeddings model of the endpoint (e.g. text-embedding-3-small): when set, the openai
+    # provider clusters keywords by its vectors, cut at EMBEDDING_CLUSTER_SIMILARITY.
+    "EMBEDDING_MODEL": env_str("AI_EMBEDDING_MODEL"),
+    "EMBEDDING_CLUSTER_SIMILARITY": env_float("AI_EMBEDDING_CLUSTER_SIMILARITY", 0.5),
+    # Meaning (#19, README "Meaning, offline"): cosine similarities of WordLlama vectors, 0..1.
+    # Keywords cluster together while their mean similarity is at least this.
+    "CLUSTER_SIMILARITY": env_float("AI_CLUSTER_SIMILARITY", 0.325),
+    # An idea, task or content at least this close to another of the site's is reported in `overlaps`.
+    "OVERLAP_SIMILARITY": env_float("AI_OVERLAP_SIMILARITY", 0.7),
+    # The linker's `suggest` mode proposes a target for a paragraph at least this close to it.
+    "LINK_SUGGEST_SIMILARITY": env_float("AI_LINK_SUGGEST_SIMILARITY", 0.35),
 }
 # CMS integrations (inkwell.cms, inkwell.integration, inkwell.publishing).
 INKWELL_CMS = {

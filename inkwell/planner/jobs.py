@@ -24,6 +24,7 @@ from inkwell.planner.models import Cluster, ContentIdea, Keyword
 from inkwell.planner.services import AUTO_CLUSTER_JOB, CONTENT_TYPES, GENERATE_IDEAS_JOB
 from inkwell.system.selectors import ai_client
 from inkwell.tenancy.models import Sector
+from inkwell.writer.overlaps import flag_new_ideas
 
 # The keywords an idea prompt names per cluster: its highest-volume ones.
 IDEA_PROMPT_KEYWORDS = 20
@@ -73,7 +74,7 @@ def auto_cluster(ctx: JobContext) -> dict:
     keywords = list(
         Keyword.objects.for_account(account)
         .filter(site_id=job.site_id, pk__in=ctx.params["keyword_ids"])
-        .values("id", "keyword", "volume", "difficulty", "sector_id")
+        .values("id", "keyword", "volume", "difficulty", "country", "sector_id")
     )
     if not keywords:
         raise JobFailed("The keywords to cluster no longer exist", code="nothing_to_cluster")
@@ -81,7 +82,10 @@ def auto_cluster(ctx: JobContext) -> dict:
     sector_id, sector_name = (sector["id"], sector["name"]) if sector else (None, "")
     ctx.progress(5, f"Clustering {len(keywords)} keywords")
     answer = ai_client(account).cluster_keywords(
-        [KeywordInput(id=row["id"], keyword=row["keyword"], volume=row["volume"], difficulty=row["difficulty"]) for row in keywords],
+        [
+            KeywordInput(id=row["id"], keyword=row["keyword"], volume=row["volume"], difficulty=row["difficulty"], country=row["country"])
+            for row in keywords
+        ],
         sector=sector_name,
     )
     ctx.progress(90, "Saving the clusters")
@@ -109,10 +113,16 @@ def auto_cluster(ctx: JobContext) -> dict:
         )
         for cluster, (_, ids) in zip(clusters, groups, strict=True):
             Keyword.objects.for_account(account).filter(pk__in=ids).update(cluster=cluster, updated_at=now)
+        # A keyword that fits no cluster is unclustered, also when it was asked to be clustered again.
+        unplaced = [pk for pk in sector_of if pk not in placed]
+        if unplaced:
+            Keyword.objects.for_account(account).filter(pk__in=unplaced, cluster__isnull=False).update(cluster=None, updated_at=now)
         credits = settle_job(job, amount=cost_of("clustering", len(keywords)), usage=answer.usage)
         result = {
             "clusters_created": len(clusters),
             "keywords_clustered": len(placed),
+            # Keywords that fit no cluster stay unclustered: no cluster, so no idea credits.
+            "keywords_unclustered": len(keywords) - len(placed),
             "cluster_ids": [cluster.pk for cluster in clusters],
             "credits_used": credits,
         }
@@ -180,23 +190,26 @@ def generate_ideas(ctx: JobContext) -> dict:
         model = answer.usage.model or model
     ctx.progress(90, "Saving the ideas")
 
-    with transaction.atomic():
-        ideas = ContentIdea.objects.bulk_create(
-            ContentIdea(
-                account=account,
-                site_id=cluster.site_id,
-                sector_id=cluster.sector_id,
-                cluster=cluster,
-                title=idea.title[:300],
-                description=idea.description,
-                # The writer accepts these values; a provider's other labels fall back to the defaults.
-                content_type=idea.content_type if idea.content_type in CONTENT_TYPES else "post",
-                content_structure=idea.content_structure if idea.content_structure in STRUCTURES else "guide",
-                target_keywords=idea.target_keywords,
-                outline=idea.outline,
-            )
-            for cluster, idea in drafts
+    ideas = [
+        ContentIdea(
+            account=account,
+            site_id=cluster.site_id,
+            sector_id=cluster.sector_id,
+            cluster=cluster,
+            title=idea.title[:300],
+            description=idea.description,
+            # The writer accepts these values; a provider's other labels fall back to the defaults.
+            content_type=idea.content_type if idea.content_type in CONTENT_TYPES else "post",
+            content_structure=idea.content_structure if idea.content_structure in STRUCTURES else "guide",
+            target_keywords=idea.target_keywords,
+            outline=idea.outline,
         )
+        for cluster, idea in drafts
+    ]
+    # Compared with what the site had before this job: ideas of one cluster are angles on it, not rivals.
+    flag_new_ideas(account, ideas)
+    with transaction.atomic():
+        ideas = ContentIdea.objects.bulk_create(ideas)
         credits = settle_job(job, amount=cost_of("idea_generation", len(clusters)), usage=TokenUsage(prompt_tokens, completion_tokens, model))
         result = {
             "ideas_created": len(ideas),

@@ -24,6 +24,7 @@ from inkwell.system.selectors import content_settings
 from inkwell.tenancy.models import Account, Sector, Site, User
 from inkwell.tenancy.services import lock_account
 from inkwell.writer.models import Task
+from inkwell.writer.overlaps import flag_new_ideas, flag_new_tasks
 
 AUTO_CLUSTER_JOB = "planner.auto_cluster"
 GENERATE_IDEAS_JOB = "planner.generate_ideas"
@@ -294,7 +295,11 @@ def start_generate_ideas(
 
 @transaction.atomic
 def idea_create(*, account: Account, site: Site, title: str, **fields) -> ContentIdea:
-    return ContentIdea.objects.create(account=account, site=site, title=title, **fields)
+    """A new idea, flagged when it competes with the site's existing pieces (``inkwell.writer.overlaps``)."""
+    idea = ContentIdea(account=account, site=site, title=title, **fields)
+    flag_new_ideas(account, [idea])
+    idea.save()
+    return idea
 
 
 @transaction.atomic
@@ -355,6 +360,7 @@ def create_tasks(*, account: Account, ideas: models.QuerySet, idea_ids: list[int
                     tone=defaults["default_tone"],
                 )
             )
+    flag_new_tasks(account, tasks)
     Task.objects.bulk_create(tasks, batch_size=INSERT_BATCH_SIZE)
     converted = [task.idea_id for task in tasks] + list(existing)
     if converted:

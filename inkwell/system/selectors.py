@@ -63,6 +63,7 @@ class EffectiveIntegration:
         # at another provider or server must bring its own key, or the operator's key would be
         # sent to a server of the account's choosing.
         at_global_endpoint = (self.provider, self.base_url) == (default.provider, default.base_url)
+        self.at_global_endpoint = at_global_endpoint
         self.default_key_applies = not self.own_key and bool(default.api_key) and at_global_endpoint
         self.api_key = self.own_key or (default.api_key if self.default_key_applies else "")
 
@@ -87,7 +88,13 @@ class EffectiveIntegration:
 
     def provider_config(self, *, model: str, api_key: str | None = None) -> ProviderConfig:
         return replace(
-            self.default, provider=self.provider, base_url=self.base_url, model=model, api_key=self.api_key if api_key is None else api_key
+            self.default,
+            provider=self.provider,
+            base_url=self.base_url,
+            model=model,
+            api_key=self.api_key if api_key is None else api_key,
+            # The deployment's embeddings model (AI_EMBEDDING_MODEL) is a model of its own endpoint only.
+            embedding_model=self.default.embedding_model if self.at_global_endpoint else "",
         )
 
 

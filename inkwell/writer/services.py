@@ -16,6 +16,7 @@ from inkwell.system.selectors import content_settings
 from inkwell.tenancy.models import Account, Sector, Site, User
 from inkwell.tenancy.serializers import SECTOR_NOT_IN_SITE
 from inkwell.writer.models import Content, ContentRevision, ContentStatus, SiteStatus, Task, TaskStatus, Taxonomy, TaxonomyType
+from inkwell.writer.overlaps import flag_new_tasks
 from inkwell.writer.sanitize import clean_html, visible_word_count
 from inkwell.writer.signals import content_approved
 
@@ -86,7 +87,9 @@ def tasks_bulk_create(*, account: Account, items: list[dict]) -> list[Task]:
     idea_ids = [_idea_id(item) for item in items]
     _check_ideas_free(account, idea_ids, lambda index: f"tasks.{index}.idea_id")
     defaults = _task_defaults(account)
-    tasks = Task.objects.bulk_create([_new_task(account, defaults, item) for item in items])
+    tasks = [_new_task(account, defaults, item) for item in items]
+    flag_new_tasks(account, tasks)
+    tasks = Task.objects.bulk_create(tasks)
     _mark_ideas_converted(account, idea_ids)
     return tasks
 
@@ -95,6 +98,7 @@ def tasks_bulk_create(*, account: Account, items: list[dict]) -> list[Task]:
 def task_create(*, account: Account, **fields) -> Task:
     _check_ideas_free(account, [_idea_id(fields)], lambda index: "idea_id")
     task = _new_task(account, _task_defaults(account), fields)
+    flag_new_tasks(account, [task])
     task.save()
     _mark_ideas_converted(account, [task.idea_id])
     return task

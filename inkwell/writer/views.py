@@ -21,6 +21,7 @@ from inkwell.writer.filters import ContentFilter, TaskFilter, TaxonomyFilter
 from inkwell.writer.image_serializers import GenerateImagesInputSerializer
 from inkwell.writer.image_views import generate_images_response
 from inkwell.writer.models import Content, ContentRevision, Task, Taxonomy
+from inkwell.writer.overlaps import content_overlaps
 
 
 class WriterViewSet(AccountScopedViewSet):
@@ -90,10 +91,12 @@ class ContentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, WriterVie
     def get_serializer_class(self):
         return s.ContentListItemSerializer if self.action == "list" else s.ContentSerializer
 
-    @extend_schema(request=s.ContentCreateInputSerializer, responses={201: s.ContentSerializer})
+    @extend_schema(request=s.ContentCreateInputSerializer, responses={201: s.ContentCreatedSerializer})
     def create(self, request):
+        """A new draft; the answer's `overlaps` lists the site's pieces it competes with (nothing is blocked)."""
         content = services.content_create(account=request.account, **validated(s.ContentCreateInputSerializer, request))
-        return created(s.ContentSerializer(content).data)
+        content.overlaps = content_overlaps(request.account, content)
+        return created(s.ContentCreatedSerializer(content).data)
 
     def _update(self, request, *, partial: bool):
         content = self.get_object()
