@@ -106,8 +106,8 @@ class InsufficientCredits(ApiError):
     status_code = status.HTTP_402_PAYMENT_REQUIRED
     code = "insufficient_credits"
 
-    def __init__(self):
-        super().__init__({"credits": ["Insufficient credits"]})
+    def __init__(self, errors: dict[str, list[str]] | None = None):
+        super().__init__(errors or {"credits": ["Insufficient credits"]})
 
 
 class CMSPublishFailed(ApiError):

@@ -40,7 +40,7 @@ from inkwell.automation import selectors
 from inkwell.automation.models import AutomationLog, AutomationRun, AutomationStageRun, LogLevel, RunStatus, StageStatus
 from inkwell.automation.signals import step_finished
 from inkwell.automation.stages import STAGES, Pipeline, Stage, Step, StepOptions
-from inkwell.billing.models import CreditLedger, CreditUsage
+from inkwell.billing.models import CreditUsage
 from inkwell.jobs.models import ACTIVE_JOB_STATUSES, Job, JobStatus
 from inkwell.jobs.services import JobCancelled, JobContext, execute
 from inkwell.notifications.models import NotificationType, Severity
@@ -84,22 +84,30 @@ def log(run: AutomationRun, level: str, event: str, message: str, *, stage: int 
     )
 
 
+RUN_EVENTS = {
+    RunStatus.COMPLETED: (NotificationType.AUTOMATION_RUN_COMPLETED, Severity.SUCCESS),
+    RunStatus.CANCELLED: (NotificationType.AUTOMATION_RUN_CANCELLED, Severity.WARNING),
+    RunStatus.FAILED: (NotificationType.AUTOMATION_RUN_FAILED, Severity.ERROR),
+}
+
+
 def announce_end(run: AutomationRun) -> None:
-    """The one notification of a run's end. The Events table has no automation event: the run's
-    product is content, so ``ai_content_complete`` tells a completed or cancelled run and
-    ``ai_content_failed`` a failed one."""
-    failed = run.status == RunStatus.FAILED
+    """The one notification of a run's end, its own event: ``automation_run_completed``,
+    ``automation_run_cancelled`` or ``automation_run_failed``."""
+    event, severity = RUN_EVENTS[run.status]
     messages = {
         RunStatus.COMPLETED: f"Automation run #{run.pk} finished",
         RunStatus.CANCELLED: f"Automation run #{run.pk} was cancelled",
         RunStatus.FAILED: f"Automation run #{run.pk} failed: {run.error_message or 'it stopped unexpectedly'}",
     }
+    items = "1 item was" if run.items_processed == 1 else f"{run.items_processed} items were"
+    credits = "1 credit" if run.credits_used == 1 else f"{run.credits_used} credits"
     notify(
         run.account,
-        NotificationType.AI_CONTENT_FAILED if failed else NotificationType.AI_CONTENT_COMPLETE,
+        event,
         title="Automation run ended",
-        message=f"{messages[run.status]}. {run.items_processed} items processed for {run.credits_used} credits.",
-        severity=Severity.ERROR if failed else Severity.SUCCESS if run.status == RunStatus.COMPLETED else Severity.WARNING,
+        message=f"{messages[run.status]}. {items} processed for {credits}.",
+        severity=severity,
         action_label="View run",
         action_url=f"/automation/runs/{run.pk}",
         metadata={"count": run.items_processed, "credits": run.credits_used, "run_id": run.pk, "status": run.status},
@@ -143,6 +151,9 @@ class Engine:
             except Stop:
                 pass
         self.run.refresh_from_db()
+        if self.run.status == RunStatus.CANCELLED and self.run.job_id == self.job_id:
+            # The job of a cancelled run reads cancelled, not succeeded.
+            raise JobCancelled
         return {"run_id": self.run.pk, "status": self.run.status, "items_processed": self.run.items_processed, "credits_used": self.run.credits_used}
 
     def _check(self) -> None:
@@ -264,13 +275,12 @@ class Engine:
 
     def _rebase_budget(self, run: AutomationRun) -> None:
         """Once clustering made its clusters, the one count the estimate had to guess is known:
-        the run's budget becomes what it spent plus the exact estimate of the stages left (at most
-        what the account has available), so that a guess too low does not cut the run short."""
+        the run's budget becomes what it spent plus the exact estimate of the stages left, so that
+        a guess too low does not cut the run short (``selectors.estimate`` does the same). What
+        the account cannot pay for, each step's own credit hold refuses."""
         if not _stage_row(run, 1).processed:
             return
-        ledger = CreditLedger.objects.for_account(self.account).first()
-        rest = min(selectors.remaining_credits(self.site, from_stage=2), ledger.available if ledger else 0)
-        budget = run.credits_used + rest
+        budget = run.credits_used + selectors.remaining_credits(self.site, from_stage=2)
         if budget != run.budget:
             log(run, LogLevel.INFO, "budget_rebased", f"Clustering is done: the run's budget is now {budget} credits (estimated {run.budget})")
             run.budget = budget

@@ -89,7 +89,26 @@ def test_run_now_beyond_the_balance_is_a_402_and_starts_nothing(tenant, owner):
     make_task(tenant, word_count=5000)
     fund(tenant.account, 10)
 
-    assert_error(post(owner, "run_now/", tenant.site), 402, "insufficient_credits", errors={"credits": ["Insufficient credits"]}, error="Insufficient credits")
+    needed = selectors.estimate(tenant.site)["estimated_credits"]
+
+    response = post(owner, "run_now/", tenant.site)
+
+    limits = "max_keywords_per_run, max_clusters_per_run, max_ideas_per_run, max_content_per_run, max_image_prompts_per_run, max_images_per_run, max_review_items_per_run"
+    assert_error(
+        response,
+        402,
+        "insufficient_credits",
+        error="Insufficient credits",
+        errors={
+            "credits": [
+                f"This run needs {needed} credits and 10 are available. Lower the per-run limits ({limits}) "
+                "with PUT /api/v1/automation/update_config/ to shrink the run, or add credits"
+            ],
+            "needed": [str(needed)],
+            "available": ["10"],
+        },
+    )
+    assert needed > 10
     assert not AutomationRun.objects.for_account(tenant.account).exists()
 
 

@@ -81,7 +81,7 @@ def test_a_full_update_replaces_the_configuration_and_answers_it(tenant, owner):
         scheduled_time="06:45",
         stage_3_enabled=False,
         stage_1_batch_size=25,
-        max_tasks_per_run=12,
+        max_content_per_run=12,
         within_stage_delay=0,
         between_stage_delay=30,
         stage_configs=[{"stage": 4, "use_testing": True, "budget_pct": 30}, {"stage": 6, "budget_pct": 30}],
@@ -92,7 +92,7 @@ def test_a_full_update_replaces_the_configuration_and_answers_it(tenant, owner):
     assert response.status_code == 200, response.content
     data = response.json()["data"]
     assert (data["enabled"], data["frequency"], data["scheduled_days"], data["scheduled_time"]) == (True, "weekly", ["mon", "thu"], "06:45:00")
-    assert (data["stage_3_enabled"], data["stage_1_batch_size"], data["max_tasks_per_run"]) == (False, 25, 12)
+    assert (data["stage_3_enabled"], data["stage_1_batch_size"], data["max_content_per_run"]) == (False, 25, 12)
     assert (data["within_stage_delay"], data["between_stage_delay"]) == (0, 30)
     assert data["stage_configs"][3] == {"stage": 4, "enabled": True, "batch_size": 1, "max_per_run": 12, "use_testing": True, "budget_pct": 30}
     assert data["stage_configs"][5]["budget_pct"] == 30
@@ -180,10 +180,10 @@ def test_invalid_fields_are_a_400_naming_them_and_change_nothing(tenant, owner, 
 def test_budgets_over_100_in_all_are_a_422_and_change_nothing(tenant, owner):
     make_site_settings(tenant, stages={"4": {"budget_pct": 30}})
 
-    response = put_config(owner, tenant.site, full_body(stage_configs=[{"stage": 1, "budget_pct": 50}]))
+    response = put_config(owner, tenant.site, full_body(stage_configs=[{"stage": 1, "budget_pct": 70}]))
 
-    # 50 + 10 + 5 + 30 + 5 + 20 + 5
-    assert_error(response, 422, "validation_error", errors={"stage_configs": [BUDGET_OVER_100.format(total=125)]})
+    # 70 + 10 + 0 + 30 + 0 + 0 + 0
+    assert_error(response, 422, "validation_error", errors={"stage_configs": [BUDGET_OVER_100.format(total=110)]})
     assert stored(tenant.site).stages == {"4": {"budget_pct": 30}}
 
 

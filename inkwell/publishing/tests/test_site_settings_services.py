@@ -57,7 +57,7 @@ def test_effective_settings_lay_the_sites_changes_over_the_defaults(tenant):
     assert (settings.automation.enabled, settings.automation.time.isoformat(), settings.automation.scheduled_days) == (True, "05:45:30", ("sat",))
     assert settings.automation.frequency == "daily"
     stage = settings.stage(4)
-    assert (stage.number, stage.enabled, stage.batch_size, stage.per_run_limit, stage.use_testing, stage.budget_pct) == (4, True, 3, 12, False, 40)
+    assert (stage.number, stage.enabled, stage.batch_size, stage.per_run_limit, stage.use_testing, stage.budget_pct) == (4, True, 3, 12, False, 75)
     assert settings.stage(1).batch_size == 50
     assert (settings.publishing.daily_publish_limit, settings.publishing.weekly_publish_limit) == (3, 9)
     assert settings.publishing.time_slots == ({"start": "06:00", "end": "06:30"},)
