@@ -63,12 +63,12 @@ class SiteQuerySerializer(serializers.Serializer):
 
 
 class RunListQuerySerializer(serializers.Serializer):
-    site_id = QuerySiteField(source="site", required=False, help_text="Only this site's runs (another account's site: 404).")
+    site_id = QuerySiteField(source="site", help_text="The site whose runs are listed (another account's site: 404).")
     status = serializers.ChoiceField(choices=RunStatus.choices, required=False, error_messages={"invalid_choice": "Invalid status value"})
 
 
 class RunDetailQuerySerializer(serializers.Serializer):
-    site_id = QuerySiteField(source="site", required=False, help_text="The run's site, to check it (another site: 404).")
+    site_id = QuerySiteField(source="site", help_text="The run's site (a run of another site: 404).")
 
 
 class LogQuerySerializer(SiteQuerySerializer):

@@ -288,3 +288,45 @@ def test_a_site_bound_api_key_reads_the_configuration_but_does_not_change_it(ten
 def test_options_describes_both_endpoints(tenant, owner):
     assert owner.options(f"{CONFIG}?site_id={tenant.site.pk}").status_code == 200
     assert owner.options(f"{UPDATE}?site_id={tenant.site.pk}").status_code == 200
+
+
+# Round trip and partial updates (issue 14).
+
+
+def test_what_get_answers_can_be_sent_back_unchanged_to_update_config(tenant, owner):
+    patch_config(owner, tenant.site, {"enabled": True, "max_content_per_run": 5, "stage_configs": [{"stage": 6, "budget_pct": 0, "use_testing": True}]})
+    before = get_config(owner, tenant.site).json()["data"]
+
+    response = put_config(owner, tenant.site, before)
+
+    assert response.status_code == 200, response.content
+    assert response.json()["data"] == before == get_config(owner, tenant.site).json()["data"]
+
+
+def test_unknown_fields_are_still_refused_on_the_round_trip(tenant, owner):
+    body = {**get_config(owner, tenant.site).json()["data"], "max_tasks_per_run": 3}
+
+    assert_error(put_config(owner, tenant.site, body), 400, "validation_error", errors={"max_tasks_per_run": ["Unknown field"]})
+
+
+@pytest.mark.parametrize(
+    "subset",
+    [{"enabled": True}, {"max_content_per_run": 7}, {"within_stage_delay": 0, "stage_2_batch_size": 3}, {"stage_configs": [{"stage": 5, "use_testing": True}]}, {}],
+)
+def test_patch_takes_any_subset_and_leaves_the_rest(tenant, owner, subset):
+    before = get_config(owner, tenant.site).json()["data"]
+
+    response = patch_config(owner, tenant.site, subset)
+
+    assert response.status_code == 200, response.content
+    after = response.json()["data"]
+    flat = {name: value for name, value in subset.items() if name != "stage_configs"}
+    changed = {name for name in after if after[name] != before[name]}
+    assert {name: after[name] for name in flat} == flat
+    assert changed - {"next_run_at", "stage_configs"} == set(flat) - {name for name in flat if before[name] == flat[name]}
+    for entry in subset.get("stage_configs", []):
+        assert after["stage_configs"][entry["stage"] - 1] | entry == after["stage_configs"][entry["stage"] - 1]
+
+
+def patch_config(client, site, body):
+    return client.patch(f"{UPDATE}?site_id={site.pk}", body, format="json")

@@ -13,7 +13,7 @@ from inkwell.billing.services import cost_of
 from inkwell.jobs.models import Job
 from inkwell.planner.models import Keyword
 from inkwell.planner.tests.factories import make_cluster, make_idea, make_keyword
-from inkwell.publishing.site_settings import unified_settings_update
+from inkwell.publishing.site_settings import STAGE_LIMIT_FIELDS, unified_settings_update
 from inkwell.writer.models import Content, ImageStatus
 from inkwell.writer.tests.factories import make_task, site_sector
 from inkwell.writer.tests.image_factories import make_content, make_image
@@ -229,3 +229,21 @@ def test_the_overview_counts_each_stages_pending_items(tenant_with_settings):
     backlog(tenant)
     pending = {row["number"]: row["pending"] for row in selectors.pipeline_overview(tenant.site)["stages"]}
     assert pending == {1: 0, 2: 3, 3: 2, 4: 3, 5: 2, 6: 4, 7: 1}
+
+
+@pytest.mark.parametrize(("number", "field"), list(STAGE_LIMIT_FIELDS.items()))
+def test_each_max_per_run_field_limits_the_stage_its_name_says(tenant_with_settings, as_user, number, field):
+    tenant = tenant_with_settings
+    backlog(tenant)
+    add_keywords(tenant, 20)
+    automation_settings(tenant.site, stages=uncut_shares())
+    client = as_user(tenant.owner)
+    unlimited = {row["number"]: row["projected_items"] for row in selectors.estimate(tenant.site)["stages"]}
+    assert all(items >= 2 for items in unlimited.values())
+
+    patched = client.patch(f"/api/v1/automation/update_config/?site_id={tenant.site.pk}", {field: 1}, format="json")
+    assert patched.status_code == 200, patched.content
+
+    limited = {row["number"]: row["projected_items"] for row in client.get("/api/v1/automation/estimate/", {"site_id": tenant.site.pk}).json()["data"]["stages"]}
+    assert limited[number] == 1
+    assert all(limited[earlier] == unlimited[earlier] for earlier in range(1, number))
