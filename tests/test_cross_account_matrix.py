@@ -69,7 +69,7 @@ def _victim_object(route: Route, victim, marker: str):
 
 
 # Path parameters that are names, not ids: any valid one will do.
-NAMED_PATH_VALUES = {"prompt_type": "clustering"}
+NAMED_PATH_VALUES = {"prompt_type": "clustering", "key": "content_generation"}
 
 
 def _path_values(victim, obj=None) -> dict:
