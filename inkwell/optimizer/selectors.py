@@ -144,7 +144,7 @@ def report(*, html: str, title: str, meta_title: str, meta_description: str, foc
         "external_links": external,
         "images": len(alts),
         "images_without_alt": without_alt,
-        "analysis_score": analysis.score,
+        "text_analysis_score": analysis.score,
     }
     return Report(score=max(0, min(100, math.floor(score + 1e-9))), metrics=metrics, suggestions=suggestions)
 
