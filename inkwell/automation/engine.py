@@ -36,6 +36,7 @@ from django.utils import timezone
 from rest_framework.exceptions import APIException
 
 from inkwell.api.exceptions import InsufficientCredits
+from inkwell.api.text import counted, was
 from inkwell.automation import selectors
 from inkwell.automation.models import AutomationLog, AutomationRun, AutomationStageRun, LogLevel, RunStatus, StageStatus
 from inkwell.automation.signals import step_finished
@@ -100,13 +101,11 @@ def announce_end(run: AutomationRun) -> None:
         RunStatus.CANCELLED: f"Automation run #{run.pk} was cancelled",
         RunStatus.FAILED: f"Automation run #{run.pk} failed: {run.error_message or 'it stopped unexpectedly'}",
     }
-    items = "1 item was" if run.items_processed == 1 else f"{run.items_processed} items were"
-    credits = "1 credit" if run.credits_used == 1 else f"{run.credits_used} credits"
     notify(
         run.account,
         event,
         title="Automation run ended",
-        message=f"{messages[run.status]}. {items} processed for {credits}.",
+        message=f"{messages[run.status]}. {counted(run.items_processed, 'item')} {was(run.items_processed)} processed for {counted(run.credits_used, 'credit')}.",
         severity=severity,
         action_label="View run",
         action_url=f"/automation/runs/{run.pk}",
@@ -228,7 +227,7 @@ class Engine:
                     row,
                     StageStatus.BUDGET_REACHED,
                     LogLevel.WARNING,
-                    f"Stage {stage.number} stopped at its budget: the next batch costs {cost} credits, {row.budget - row.credits_used} are left",
+                    f"Stage {stage.number} stopped at its budget: the next batch costs {counted(cost, 'credit')}, {row.budget - row.credits_used} left",
                 )
                 return worked
             options = StepOptions(user=self.user, use_testing=config.use_testing, approvals_left=self._approvals_left(stage, pipeline))
@@ -246,7 +245,7 @@ class Engine:
             delay = pipeline.settings.delays.within_stage
             if delay and stage.pending(pipeline).exclude(pk__in=failed).exists():
                 self._sleep(delay)
-        summary = f"{row.processed} processed, {row.failed} failed, {row.credits_used} credits"
+        summary = f"{row.processed} processed, {row.failed} failed, {counted(row.credits_used, 'credit')}"
         self._finish_stage(row, StageStatus.COMPLETED, LogLevel.INFO, f"Stage {stage.number} completed: {summary}")
         return worked
 
@@ -263,7 +262,7 @@ class Engine:
                 row.pending_at_start = pending
                 row.status, row.started_at = StageStatus.RUNNING, timezone.now()
                 row.save(update_fields=["budget", "pending_at_start", "status", "started_at"])
-                started = f"Stage {stage.number} ({stage.name}) started: {pending} pending, budget {row.budget} credits"
+                started = f"Stage {stage.number} ({stage.name}) started: {pending} pending, budget {counted(row.budget, 'credit')}"
                 log(run, LogLevel.INFO, "stage_started", started, stage=stage.number)
             done = row.processed + row.failed
             total = done + (min(pending, config.per_run_limit - done) if config.per_run_limit else pending)

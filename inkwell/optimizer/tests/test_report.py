@@ -76,7 +76,7 @@ def test_images_and_their_alt_text():
 
     result = report(**fields(html=no_alt), context=context())
     assert (result.score, result.metrics["images"], result.metrics["images_without_alt"]) == (99, 2, 1)
-    assert result.suggestions == ["1 of 2 images have no alt text; describe each image in its alt text"]
+    assert result.suggestions == ["1 of 2 images has no alt text; describe each image in its alt text"]
     result = report(**fields(html=no_images), context=context())
     assert (result.score, result.metrics["images"]) == (96, 0)
     assert result.suggestions == ["The article has no images; add at least one, with alt text"]
