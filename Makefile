@@ -11,10 +11,11 @@ export HOST PORT
 
 # What running needs only; the test tools (pytest, schemathesis, Playwright, aiosmtpd) come with
 # `make test` (or `make venv`), not with `make run`.
+# No byte-compilation at install time: Python compiles the modules it imports on first use, so
+# the first start neither waits for nor stores the compiled form of every installed module.
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e .
+	$(PY) -m pip install -q --no-compile -e .
 	touch $@
 
 $(VENV)/.installed-test: $(VENV)/.installed
