@@ -169,7 +169,7 @@ def test_a_stage_stops_at_its_budget_and_the_next_stages_go_on(big_tenant, eager
     assert {number: counts[number][:3] for number in (5, 6, 7)} == {5: ("completed", 2, 0), 6: ("completed", 2, 0), 7: ("completed", 2, 0)}
     assert AutomationStageRun.objects.for_account(run.account_id).get(run=run, stage=5).budget == 30 - 6
     line = AutomationLog.objects.for_account(big_tenant.account).get(run=run, event="stage_budget_reached")
-    assert (line.stage, line.level, line.message) == (4, "warning", "Stage 4 stopped at its budget: the next batch costs 3 credits, 0 are left")
+    assert (line.stage, line.level, line.message) == (4, "warning", "Stage 4 stopped at its budget: the next batch costs 3 credits, 0 left")
     assert Task.objects.for_account(big_tenant.account).filter(status="queued").count() == 3
     assert run.credits_used == 6 + 2 + 4
 
