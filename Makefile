@@ -9,15 +9,22 @@ export HOST PORT
 
 .PHONY: run test venv migrate clean
 
+# What running needs only; the test tools (pytest, schemathesis, Playwright, aiosmtpd) come with
+# `make test` (or `make venv`), not with `make run`.
+# No byte-compilation at install time: Python compiles the modules it imports on first use, so
+# the first start neither waits for nor stores the compiled form of every installed module.
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q --no-compile -e .
+	touch $@
+
+$(VENV)/.installed-test: $(VENV)/.installed
 	$(PY) -m pip install -q -e ".[test]"
 	touch $@
 
-venv: $(VENV)/.installed
+venv: $(VENV)/.installed-test
 
-migrate: venv
+migrate: $(VENV)/.installed
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py createcachetable
 

@@ -1,11 +1,14 @@
 from django.contrib import admin
 from django.urls import include, path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from inkwell.system.views import healthz
 from inkwell.writer.image_views import media_urlpatterns
 
 urlpatterns = [
+    # The API docs for now; the web console will take this over.
+    path("", RedirectView.as_view(url="/api/docs/", permanent=False), name="home"),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

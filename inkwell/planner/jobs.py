@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from inkwell.ai.local.phrases import STRUCTURES
 from inkwell.ai.types import KeywordInput, TokenUsage
+from inkwell.api.text import counted, was
 from inkwell.billing.services import cost_of, settle_job
 from inkwell.jobs.models import Job
 from inkwell.jobs.services import JobContext, JobFailed, job_kind
@@ -56,7 +57,7 @@ def _clustering_failed(job: Job) -> None:
         job.account,
         "ai_cluster_failed",
         title="",
-        message=f"Clustering {count} keywords failed: {_failure_message(job)}. No credits were charged.",
+        message=f"Clustering {counted(count, 'keyword')} failed: {_failure_message(job)}. No credits were charged.",
         severity=Severity.ERROR,
         action_label="View keywords",
         action_url=f"/planner/keywords/?site_id={job.site_id}",
@@ -80,7 +81,7 @@ def auto_cluster(ctx: JobContext) -> dict:
         raise JobFailed("The keywords to cluster no longer exist", code="nothing_to_cluster")
     sector = Sector.objects.for_account(account).filter(pk=sector_id).values("id", "name").first() if sector_id else None
     sector_id, sector_name = (sector["id"], sector["name"]) if sector else (None, "")
-    ctx.progress(5, f"Clustering {len(keywords)} keywords")
+    ctx.progress(5, f"Clustering {counted(len(keywords), 'keyword')}")
     answer = ai_client(account).cluster_keywords(
         [
             KeywordInput(id=row["id"], keyword=row["keyword"], volume=row["volume"], difficulty=row["difficulty"], country=row["country"])
@@ -131,7 +132,7 @@ def auto_cluster(ctx: JobContext) -> dict:
             account,
             "ai_cluster_complete",
             title="",
-            message=f"{len(placed)} keywords were grouped into {len(clusters)} clusters.",
+            message=f"{counted(len(placed), 'keyword')} {was(len(placed))} grouped into {counted(len(clusters), 'cluster')}.",
             severity=Severity.SUCCESS,
             action_label="View clusters",
             action_url=f"/planner/clusters/?site_id={job.site_id}",
@@ -150,7 +151,7 @@ def _ideas_failed(job: Job) -> None:
         job.account,
         "ai_ideas_failed",
         title="",
-        message=f"Generating ideas for {count} clusters failed: {_failure_message(job)}. No credits were charged.",
+        message=f"Generating ideas for {counted(count, 'cluster')} failed: {_failure_message(job)}. No credits were charged.",
         severity=Severity.ERROR,
         action_label="View clusters",
         action_url=f"/planner/clusters/?site_id={job.site_id}",
@@ -222,7 +223,7 @@ def generate_ideas(ctx: JobContext) -> dict:
             account,
             "ai_ideas_complete",
             title="",
-            message=f"{len(ideas)} ideas were generated from {len(clusters)} clusters.",
+            message=f"{counted(len(ideas), 'idea')} {was(len(ideas))} generated from {counted(len(clusters), 'cluster')}.",
             severity=Severity.SUCCESS,
             action_label="View ideas",
             action_url=f"/planner/ideas/?site_id={job.site_id}",

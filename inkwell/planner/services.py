@@ -12,6 +12,7 @@ from django.utils import timezone
 from rest_framework.exceptions import ValidationError
 
 from inkwell.api.exceptions import Conflict, PlanLimitReached
+from inkwell.api.text import counted, was
 from inkwell.billing.services import cost_of, reserve_for_job, spend
 from inkwell.jobs.models import Job
 from inkwell.jobs.services import start_job
@@ -68,7 +69,7 @@ def _check_keyword_limit(account: Account, adding: int) -> None:
     current = selectors.keyword_count(account)
     if current + adding > maximum:
         raise PlanLimitReached(
-            {"max_keywords": [f"Your plan allows at most {maximum} keywords; {max(0, maximum - current)} more can be added"]}
+            {"max_keywords": [f"Your plan allows at most {counted(maximum, 'keyword')}; {max(0, maximum - current)} more can be added"]}
         )
 
 
@@ -184,7 +185,7 @@ def add_to_workflow(*, account: Account, site: Site, sector: Sector, seed_keywor
             _check_keyword_limit(account, len(adding))
             if credits:
                 paid = sum(1 for seed in adding if seed["credit_cost"])
-                spend(account, "keyword_purchase", credits, site=site, description=f"{paid} paid keywords for {site.name}")
+                spend(account, "keyword_purchase", credits, site=site, description=f"{counted(paid, 'paid keyword')} for {site.name}")
             Keyword.objects.bulk_create(
                 [_keyword_from(seed, account=account, site=site, sector=sector) for seed in adding], batch_size=INSERT_BATCH_SIZE
             )
@@ -192,8 +193,8 @@ def add_to_workflow(*, account: Account, site: Site, sector: Sector, seed_keywor
                 account,
                 "keywords_imported",
                 title="",
-                message=f"{len(adding)} keywords were added to {site.name} ({sector.name})"
-                + (f" for {credits} credits." if credits else "."),
+                message=f"{counted(len(adding), 'keyword')} {was(len(adding))} added to {site.name} ({sector.name})"
+                + (f" for {counted(credits, 'credit')}." if credits else "."),
                 severity=Severity.SUCCESS,
                 action_label="View keywords",
                 action_url=f"/planner/keywords/?site_id={site.pk}&sector_id={sector.pk}",
@@ -254,7 +255,7 @@ def start_auto_cluster(
         params={"keyword_ids": ids, "sector_id": sector.pk if sector is not None else None},
         site=site,
         user=user,
-        prepare=reserve_for_job("clustering", cost, description=f"Clustering {len(ids)} keywords"),
+        prepare=reserve_for_job("clustering", cost, description=f"Clustering {counted(len(ids), 'keyword')}"),
         inline=inline,
     )
 
@@ -285,7 +286,7 @@ def start_generate_ideas(
         params={"cluster_ids": wanted, "ideas_per_cluster": ideas_per_cluster},
         site=site,
         user=user,
-        prepare=reserve_for_job("idea_generation", cost, description=f"Ideas for {len(wanted)} clusters"),
+        prepare=reserve_for_job("idea_generation", cost, description=f"Ideas for {counted(len(wanted), 'cluster')}"),
         inline=inline,
     )
 

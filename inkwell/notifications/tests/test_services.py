@@ -9,7 +9,7 @@ from inkwell.tenancy.models import Site
 
 pytestmark = pytest.mark.django_db
 
-# API-CONTRACT section 10, written out here so that a changed mapping fails.
+# The contract's sections 10 and 11, written out here so that a changed mapping fails.
 CONTRACT_CATEGORIES = {
     "ai_task": {
         "ai_cluster_complete", "ai_cluster_failed", "ai_ideas_complete", "ai_ideas_failed", "ai_content_complete",
@@ -21,6 +21,7 @@ CONTRACT_CATEGORIES = {
     "billing": set(),
     "system": {"system_info"},
     "info": {"site_setup_complete", "keywords_imported"},
+    "automation": {"automation_run_completed", "automation_run_failed", "automation_run_cancelled"},
 }
 
 
