@@ -11,15 +11,19 @@ export HOST PORT
 
 # What running needs only; the test tools (pytest, schemathesis, Playwright, aiosmtpd) come with
 # `make test` (or `make venv`), not with `make run`.
-# No byte-compilation at install time: Python compiles the modules it imports on first use, so
-# the first start neither waits for nor stores the compiled form of every installed module.
+# uv (a wheel from PyPI) installs the same pins as pip in a fraction of the time: it downloads in
+# parallel and, like `--no-compile`, leaves byte-compilation to the first import.
+UV_VERSION := 0.13.9
+UV := $(VENV)/bin/uv pip install -q --python $(PY)
+
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --no-compile -e .
+	test -x $(VENV)/bin/uv || $(PY) -m pip install -q --no-compile uv==$(UV_VERSION)
+	$(UV) -e .
 	touch $@
 
 $(VENV)/.installed-test: $(VENV)/.installed
-	$(PY) -m pip install -q -e ".[test]"
+	$(UV) -e ".[test]"
 	touch $@
 
 venv: $(VENV)/.installed-test
