@@ -374,9 +374,9 @@ INKWELL_AI = {
     "IMAGE_MODEL": env_str("AI_IMAGE_MODEL", "gpt-image-1"),
     "TIMEOUT_SECONDS": env_int("AI_TIMEOUT_SECONDS", 60),
     "MAX_RETRIES": env_int("AI_MAX_RETRIES", 3),
-    # May an account point its provider at a loopback or private-network address (a local Ollama)?
-    # Multi-tenant deployments set it false; link-local addresses are refused either way.
-    "ALLOW_PRIVATE_ENDPOINTS": env_bool("AI_ALLOW_PRIVATE_ENDPOINTS", True),
+    # May the provider calls reach a loopback or private-network address (a local Ollama)? Off by
+    # default: accounts are strangers to each other. Link-local addresses are refused either way.
+    "ALLOW_PRIVATE_ENDPOINTS": env_bool("AI_ALLOW_PRIVATE_ENDPOINTS", False),
 }
 # CMS integrations (inkwell.cms, inkwell.integration, inkwell.publishing).
 INKWELL_CMS = {

@@ -2,7 +2,6 @@
 an integration shows ``app_password_set``, and its webhook secret is shown once, when it is made
 or rotated."""
 
-from urllib.parse import urlsplit
 
 from django.conf import settings
 from rest_framework import serializers
@@ -13,7 +12,6 @@ from inkwell.jobs.models import JobStatus
 from inkwell.tenancy.serializers import REQUIRED, AccountSiteField
 
 INVALID_PLATFORM = "Invalid platform"
-INVALID_URL = "Enter an http or https URL"
 ADDRESS_NOT_ALLOWED = "This address points at a private, loopback or link-local network, which is not allowed for a CMS"
 INVALID_EVENT = "Invalid event"
 WEBHOOK_EVENTS = ("post.updated", "post.trashed", "post.deleted")
@@ -24,12 +22,9 @@ def cms_base_url(value: str) -> None:
     """An http(s) URL whose host is not this server's surroundings (unless the operator allows
     private addresses): the CMS is called from here, so no server-side request forgery."""
     try:
-        parts = urlsplit(value)
-        host = parts.hostname
-    except ValueError:  # e.g. an unclosed IPv6 bracket
-        raise serializers.ValidationError(INVALID_URL) from None
-    if parts.scheme not in ("http", "https") or not host or any(char.isspace() for char in value):
-        raise serializers.ValidationError(INVALID_URL)
+        netguard.check_url_shape(value)
+    except netguard.InvalidURL as error:
+        raise serializers.ValidationError(error.message) from None
     try:
         netguard.check_url(value, allow_private=settings.INKWELL_CMS["ALLOW_PRIVATE_URLS"])
     except netguard.AddressNotAllowed:
