@@ -219,11 +219,8 @@ DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Inkwell <no-reply@localhost>
 
 REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["inkwell.api.renderers.EnvelopeJSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": [
-        "rest_framework.parsers.JSONParser",
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
-    ],
+    # JSON only, in what the server accepts and what the schema advertises (no upload takes a file).
+    "DEFAULT_PARSER_CLASSES": ["inkwell.api.parsers.JSONParser"],
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "inkwell.tenancy.authentication.BearerTokenAuthentication",
         "inkwell.tenancy.authentication.ApiKeyAuthentication",

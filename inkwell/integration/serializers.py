@@ -7,6 +7,7 @@ from django.conf import settings
 from rest_framework import serializers
 
 from inkwell import netguard
+from inkwell.api import fields
 from inkwell.integration.models import ConnectionStatus, Platform, SiteIntegration, SyncStatus
 from inkwell.jobs.models import JobStatus
 from inkwell.tenancy.serializers import REQUIRED, AccountSiteField
@@ -245,7 +246,7 @@ class WebhookPostSerializer(serializers.Serializer):
     id = serializers.CharField(max_length=100, help_text="The post's id on the CMS.")
     status = serializers.CharField(max_length=20, required=False, help_text="publish, future, draft, pending, private or trash.")
     link = serializers.URLField(max_length=500, required=False, allow_blank=True)
-    modified_gmt = serializers.DateTimeField(required=False, allow_null=True, help_text="When the post last changed, in UTC.")
+    modified_gmt = fields.DateTimeField(required=False, allow_null=True, help_text="When the post last changed, in UTC.")
 
 
 class WebhookPayloadSerializer(serializers.Serializer):
