@@ -246,6 +246,15 @@ INKWELL_RATE_LIMITS = {
     "general": env_int("RATE_LIMIT_GENERAL", 300),
 }
 
+# Failed logins per e-mail address (inkwell/tenancy/logins.py): from the threshold on, the address
+# is locked for LOCK_SECONDS, doubling per further failure up to LOCK_MAX_SECONDS.
+INKWELL_LOGIN = {
+    "LOCK_THRESHOLD": env_int("LOGIN_LOCK_THRESHOLD", 5),
+    "LOCK_SECONDS": env_int("LOGIN_LOCK_SECONDS", 30),
+    "LOCK_MAX_SECONDS": env_int("LOGIN_LOCK_MAX_SECONDS", 900),
+    "FAILURE_WINDOW_SECONDS": env_int("LOGIN_FAILURE_WINDOW_SECONDS", 3600),
+}
+
 INKWELL_JWT = {
     "SIGNING_KEY": env_str("JWT_SIGNING_KEY") or SECRET_KEY,
     "ALGORITHM": "HS256",
