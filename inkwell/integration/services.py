@@ -40,6 +40,7 @@ from inkwell.notifications.services import notify
 from inkwell.tenancy.models import Account, ApiKey, Sector, Site, User
 from inkwell.tenancy.serializers import REQUIRED, SITE_NOT_YOURS
 from inkwell.writer.models import Content, SiteStatus, Taxonomy, TaxonomyType
+from inkwell.writer.sanitize import plain_text
 
 SYNC = "integration.sync"
 ALREADY_INTEGRATED = "This site already has a {platform} integration"
@@ -350,7 +351,7 @@ def import_terms(*, integration: SiteIntegration, taxonomy_type: str, terms: lis
     to_create, changed = [], {}
     # Terms known by their id first, so that a slug match never takes a row that one of them owns.
     for term in sorted(terms, key=lambda term: term.external_id not in by_external_id):
-        slug, name = term.slug[:200], term.name[:200]
+        slug, name = term.slug[:200], plain_text(term.name)[:200]
         row = by_external_id.get(term.external_id)
         if row is None:
             candidate = by_slug.get(slug)
