@@ -296,7 +296,7 @@ SPECTACULAR_SETTINGS = {
         "AutomationRunStatusEnum": "inkwell.automation.models.RunStatus",
         "AutomationTriggerEnum": "inkwell.automation.models.RunTrigger",
     },
-    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums"],
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "inkwell.api.schema.tag_operations_by_content_flow"],
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "SERVE_AUTHENTICATION": [],
 }

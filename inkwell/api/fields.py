@@ -45,6 +45,8 @@ class FormDateField(forms.DateField):
     """The form field of a ``django_filters.DateFilter`` (``field_class``)."""
 
     def to_python(self, value):
+        if value == "":  # given, but empty: not the same as left out
+            raise DjangoValidationError(self.error_messages["invalid"], code="invalid")
         day = super().to_python(value)
         if day is not None and not in_date_range(day):
             raise DjangoValidationError(DATE_OUT_OF_RANGE, code="invalid")

@@ -4,6 +4,7 @@ or rotated."""
 
 
 from django.conf import settings
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from inkwell import netguard
@@ -242,8 +243,26 @@ class SyncHealthSerializer(serializers.Serializer):
     timings = SyncTimingsSerializer()
 
 
+@extend_schema_field({"oneOf": [{"type": "integer", "minimum": 1}, {"type": "string", "minLength": 1, "maxLength": 100}]})
+class PostIdField(serializers.Field):
+    """A post's id as the CMS sends it: WordPress sends a number, other CMSs a string."""
+
+    default_error_messages = {"invalid": "Enter the post's id as a number or a string", "required": REQUIRED, "null": REQUIRED}
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, (int, str)):
+            self.fail("invalid")
+        value = str(data).strip()
+        if not value or len(value) > 100:
+            self.fail("invalid")
+        return value
+
+    def to_representation(self, value):
+        return value
+
+
 class WebhookPostSerializer(serializers.Serializer):
-    id = serializers.CharField(max_length=100, help_text="The post's id on the CMS.")
+    id = PostIdField(help_text="The post's id on the CMS.")
     status = serializers.CharField(max_length=20, required=False, help_text="publish, future, draft, pending, private or trash.")
     link = serializers.URLField(max_length=500, required=False, allow_blank=True)
     modified_gmt = fields.DateTimeField(required=False, allow_null=True, help_text="When the post last changed, in UTC.")

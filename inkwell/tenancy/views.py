@@ -6,7 +6,7 @@ from rest_framework import mixins, serializers
 from rest_framework.permissions import AllowAny
 
 from inkwell.api.envelope import created, ok
-from inkwell.api.filters import IdFilter
+from inkwell.api.filters import BooleanFilter, IdFilter
 from inkwell.api.views import ApiReadOnlyModelViewSet, ApiView, validated
 from inkwell.tenancy import selectors, services, tokens
 from inkwell.tenancy import serializers as s
@@ -171,7 +171,7 @@ class SubscriptionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Acco
 
 class UserFilter(filters.FilterSet):
     role = filters.CharFilter(field_name="role__name")
-    is_active = filters.BooleanFilter()
+    is_active = BooleanFilter()
 
     class Meta:
         model = User
@@ -210,7 +210,7 @@ class UserViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destr
 
 
 class SiteFilter(filters.FilterSet):
-    is_active = filters.BooleanFilter()
+    is_active = BooleanFilter()
 
     class Meta:
         model = Site
