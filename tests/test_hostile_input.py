@@ -187,3 +187,29 @@ def test_a_huge_webhook_timestamp_is_refused_for_its_timestamp(api_client, tenan
     response = _deliver(api_client, key, integration.webhook_secret, {"event": "post.deleted", "post": {"id": 1}}, timestamp)
 
     assert_error(response, 401, "authentication_required", errors={"X-Inkwell-Timestamp": ["The timestamp is missing or outside the allowed window"]})
+
+
+@pytest.mark.parametrize("query", ["is_active=null", "is_active=", "is_active=yes", "is_active=null&is_active=null"])
+def test_a_boolean_filter_takes_true_or_false_only(tenant, as_user, query):
+    response = as_user(tenant.owner).get(f"/api/v1/auth/sites/?{query}")
+
+    assert response.status_code == 400
+    assert set(response.json()["errors"]) == {"is_active"}
+
+
+def test_a_boolean_filter_filters(tenant, as_user):
+    client = as_user(tenant.owner)
+    assert client.get("/api/v1/auth/sites/?is_active=true").json()["count"] == 1
+    assert client.get("/api/v1/auth/sites/?is_active=false").json()["count"] == 0
+
+
+@pytest.mark.parametrize("path", ["/api/v1/billing/transactions/?page=1&page=2", "/api/v1/auth/sites/?site_id=1&site_id=2", "/api/v1/keywords-library/?search=a&search=b"])
+def test_a_query_parameter_given_twice_is_a_field_error(tenant, as_user, path):
+    name = path.split("?")[1].split("=")[0]
+    assert_error(as_user(tenant.owner).get(path), 400, "validation_error", errors={name: ["Give this parameter once"]})
+
+
+def test_an_empty_date_filter_is_a_field_error(tenant, as_user):
+    response = as_user(tenant.owner).get("/api/v1/billing/transactions/?start_date=")
+
+    assert_error(response, 400, "validation_error", errors={"start_date": ["Enter a valid date."]})

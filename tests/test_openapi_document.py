@@ -85,3 +85,12 @@ def test_a_retired_operation_leaves_the_schema_but_still_answers_410(document, a
     for path in ("/api/v1/auth/seed-keywords/", "/api/v1/auth/seed-keywords/12/"):
         response = api_client.get(path)
         assert_error(response, 410, "gone", error="This endpoint was removed; use /api/v1/keywords-library/")
+
+
+def test_anonymous_operations_need_no_credential_and_the_others_name_theirs(document):
+    paths = document["paths"]
+
+    assert paths["/api/v1/auth/login/"]["post"]["security"] == []
+    assert paths["/api/v1/auth/register/"]["post"]["security"] == []
+    assert {name for requirement in paths["/api/v1/auth/sites/"]["get"]["security"] for name in requirement} == {"bearerAuth", "apiKeyAuth", "cookieAuth"}
+    assert not [f"{method} {path}" for path, method, operation in operations(document) if operation.get("security") == [{}]]

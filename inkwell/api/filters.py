@@ -41,3 +41,8 @@ class _BooleanFormField(forms.NullBooleanField):
 
 class BooleanFilter(filters.BooleanFilter):
     field_class = _BooleanFormField
+
+    def __init__(self, *args, **kwargs):
+        # The raw value reaches the field: DRF's boolean widget would read "null" as no filter.
+        kwargs.setdefault("widget", forms.TextInput)
+        super().__init__(*args, **kwargs)

@@ -89,13 +89,20 @@ def _words(name: str) -> str:
 
 
 def tag_operations_by_content_flow(result, generator, request, public):
-    """Postprocessing hook: one tag per operation from its path, and the tags in flow order."""
+    """Postprocessing hook: one tag per operation from its path, and the tags in flow order.
+
+    Operations open to anonymous callers say so with ``security: []`` rather than drf-spectacular's
+    ``[{}]``: both mean "no credential needed" (there is no document-wide ``security``), but
+    openapi-python-client reads ``[{}]`` as "authenticated" and generates functions that demand an
+    ``AuthenticatedClient`` (openapi-generators/openapi-python-client#1372)."""
     used = set()
     for path, operations in result.get("paths", {}).items():
         for operation in operations.values():
             if isinstance(operation, dict) and "operationId" in operation:
                 operation["tags"] = [tag_of(path)]
                 used.add(operation["tags"][0])
+                if operation.get("security") == [{}]:
+                    operation["security"] = []
     result["tags"] = [{"name": name, "description": description} for name, description in TAGS if name in used]
     return result
 

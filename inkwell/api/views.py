@@ -22,15 +22,29 @@ class CountRefusedRequestsMixin:
             raise
 
 
-class ApiView(CountRefusedRequestsMixin, APIView):
+REPEATED_PARAMETER = "Give this parameter once"
+
+
+class SingleQueryValuesMixin:
+    """No query parameter of this API takes several values (lists are comma-separated), so one
+    given twice is a 400 rather than a silent pick of the last value."""
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        repeated = sorted(name for name, values in request.query_params.lists() if len(values) > 1)
+        if repeated:
+            raise exceptions.ValidationError({name: [REPEATED_PARAMETER] for name in repeated})
+
+
+class ApiView(SingleQueryValuesMixin, CountRefusedRequestsMixin, APIView):
     pass
 
 
-class ApiGenericViewSet(CountRefusedRequestsMixin, viewsets.GenericViewSet):
+class ApiGenericViewSet(SingleQueryValuesMixin, CountRefusedRequestsMixin, viewsets.GenericViewSet):
     pass
 
 
-class ApiReadOnlyModelViewSet(CountRefusedRequestsMixin, viewsets.ReadOnlyModelViewSet):
+class ApiReadOnlyModelViewSet(SingleQueryValuesMixin, CountRefusedRequestsMixin, viewsets.ReadOnlyModelViewSet):
     pass
 
 
