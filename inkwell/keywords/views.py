@@ -5,7 +5,6 @@ from rest_framework.permissions import AllowAny
 
 from inkwell.api.envelope import ok
 from inkwell.api.exceptions import Gone
-from inkwell.api.schema import ErrorEnvelopeSerializer
 from inkwell.api.views import ApiGenericViewSet, ApiView, validated_query
 from inkwell.keywords import selectors
 from inkwell.keywords import serializers as s
@@ -52,14 +51,15 @@ def with_site_sector(request, query: dict) -> dict:
     return {**query, "sector_ids": tuple(sorted({*(query.get("sector_ids") or ()), sector["industry_sector_id"]}))}
 
 
+@extend_schema(exclude=True)
 class SeedKeywordsGoneView(ApiView):
-    """``/auth/seed-keywords/`` was replaced by ``/keywords-library/`` in release 1.8.2, without compatibility."""
+    """``/auth/seed-keywords/`` was replaced by ``/keywords-library/`` in release 1.8.2, without
+    compatibility. Retired: it answers 410 naming the new path, and is left out of the schema."""
 
     permission_classes = [AllowAny]
     authentication_classes: list = []
     tenant_scope = "public"
 
-    @extend_schema(tags=["keywords library"], deprecated=True, request=None, responses={410: ErrorEnvelopeSerializer})
     def get(self, request, *args, **kwargs):
         raise Gone(error=f"This endpoint was removed; use {LIBRARY_PATH}")
 
@@ -68,4 +68,4 @@ class SeedKeywordsGoneView(ApiView):
 
 @extend_schema(exclude=True)
 class SeedKeywordsItemGoneView(SeedKeywordsGoneView):
-    """Any path below the retired endpoint: the same 410, documented once, on the endpoint itself."""
+    """Any path below the retired endpoint: the same 410."""
