@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -144,9 +144,13 @@ class _Heartbeat(threading.Thread):
     def run(self):
         try:
             while not self.stopped.wait(self.interval):
-                Job.dangerously_unscoped.filter(pk=self.job_id, status=JobStatus.RUNNING).update(heartbeat_at=timezone.now())
-        except Exception:
-            logger.warning("heartbeat of job %s failed", self.job_id, exc_info=True)
+                try:
+                    Job.dangerously_unscoped.filter(pk=self.job_id, status=JobStatus.RUNNING).update(heartbeat_at=timezone.now())
+                except DatabaseError:
+                    # The database restarting: beat again on a new connection, or the sweep
+                    # would take the job for lost while its handler is still at work.
+                    logger.warning("heartbeat of job %s failed; trying again", self.job_id)
+                    connection.close()
         finally:
             connection.close()
 
