@@ -4,6 +4,7 @@ Use with ``@pytest.mark.urls("inkwell.api.tests.urls_for_tests")``. The error ha
 project's own, so unknown routes and crashes answer exactly as in production.
 """
 
+from django.db import OperationalError
 from django.urls import path
 from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import AllowAny
@@ -33,6 +34,21 @@ def plain_crash_view(request):
     raise RuntimeError(SECRET_CRASH_TEXT)
 
 
+class DatabaseDownView(ApiView):
+    """A DRF view meeting a database that is down (restarting)."""
+
+    permission_classes = [AllowAny]
+    authentication_classes: list = []
+
+    def get(self, request):
+        raise OperationalError(f"connection to server failed: {SECRET_CRASH_TEXT}")
+
+
+def plain_database_down_view(request):
+    """A plain Django view meeting a database that is down."""
+    raise OperationalError(f"connection to server failed: {SECRET_CRASH_TEXT}")
+
+
 class NumbersView(CountRefusedRequestsMixin, GenericAPIView):
     """A public list of NUMBER_COUNT items ``{"n": 1}`` .. ``{"n": NUMBER_COUNT}``, paginated by the default paginator."""
 
@@ -56,6 +72,8 @@ class ScopedPingView(ApiView):
 urlpatterns = [
     path("api/v1/_test/crash/", CrashView.as_view()),
     path("api/v1/_test/plain-crash/", plain_crash_view),
+    path("api/v1/_test/database-down/", DatabaseDownView.as_view()),
+    path("api/v1/_test/plain-database-down/", plain_database_down_view),
     path("api/v1/_test/numbers/", NumbersView.as_view()),
     *(path(f"api/v1/_test/ping/{scope}/", ScopedPingView.as_view(throttle_scope=scope)) for scope in ("ai", "content", "auth", "general")),
     *project_urlpatterns,
