@@ -37,6 +37,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import Counter, defaultdict
@@ -123,10 +124,15 @@ def wait_for(check, what: str, timeout: float = 30) -> None:
 
 
 class PrivatePostgres:
-    """A throwaway PostgreSQL cluster on its own port and folder (as scripts/services-up makes one)."""
+    """A throwaway PostgreSQL cluster on its own port and folder (as scripts/services-up makes one).
 
-    def __init__(self, port: int, base: Path):
-        self.port, self.base = port, base
+    The folder is a new one under the system's temporary folder, owned by the ``postgres`` user
+    when the run is root's (PostgreSQL refuses to run as root, and the run's own folder may be
+    closed to other users); its server log is copied into the run's folder at the end."""
+
+    def __init__(self, port: int):
+        self.port = port
+        self.base = Path(tempfile.mkdtemp(prefix=f"inkwell-load-pg-{port}-"))
         self.bin = Path(sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: [int(n) for n in re.findall(r"\d+", p)])[-1])
         self.as_postgres = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
 
@@ -138,7 +144,6 @@ class PrivatePostgres:
         subprocess.run([*self.as_postgres, str(self.bin / "pg_ctl"), "-D", str(self.base / "data"), *args], check=True, capture_output=True, timeout=60)
 
     def start(self) -> None:
-        self.base.mkdir(parents=True)
         if self.as_postgres:
             shutil.chown(self.base, "postgres", "postgres")
         subprocess.run([*self.as_postgres, str(self.bin / "initdb"), "-D", str(self.base / "data"), "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C.UTF-8"], check=True, capture_output=True, timeout=120)
@@ -160,6 +165,11 @@ class PrivatePostgres:
 
     def connect(self):
         return psycopg.connect(self.url, autocommit=True, connect_timeout=5)
+
+    def remove(self, keep_log_in: Path) -> None:
+        if (self.base / "server.log").exists():
+            shutil.copy(self.base / "server.log", keep_log_in / "postgresql.log")
+        shutil.rmtree(self.base, ignore_errors=True)
 
 
 class PrivateRedis:
@@ -473,7 +483,7 @@ def main() -> int:
     out = (args.out or Path(f"/tmp/inkwell-load-{datetime.now(UTC):%Y%m%d-%H%M%S}")).resolve()
     out.mkdir(parents=True, exist_ok=True)
     (out / "metrics").mkdir()
-    postgres = PrivatePostgres(args.pg_port, out / "pg")
+    postgres = PrivatePostgres(args.pg_port)
     redis = PrivateRedis(args.redis_port, out / "redis")
     cms = WordPressTestServer().start()
     env = dict(os.environ)
@@ -555,6 +565,7 @@ def main() -> int:
             postgres.stop()
         except Exception:  # noqa: BLE001  (already down)
             pass
+        postgres.remove(keep_log_in=out)
     if problems:
         log(f"{len(problems)} checks FAILED (report: {out / 'report.md'})")
         return 1

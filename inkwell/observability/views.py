@@ -8,24 +8,15 @@ of this process alone when that folder is not set, and the state read at scrape 
 """
 
 import hmac
-import os
 
 from django.conf import settings
 from django.http import HttpResponse, JsonResponse
 from django.views.decorators.http import require_GET
-from prometheus_client import REGISTRY, CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
-from prometheus_client.multiprocess import MultiProcessCollector
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from inkwell.api.exceptions import error_body
 from inkwell.observability.state import state_registry
-
-
-def _process_registry() -> CollectorRegistry:
-    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        registry = CollectorRegistry()
-        MultiProcessCollector(registry)
-        return registry
-    return REGISTRY
+from inkwell.observability.worker import worker_registry
 
 
 def _authorized(request) -> bool:
@@ -42,5 +33,5 @@ def metrics(request):
         response = JsonResponse(error_body(401), status=401)
         response["WWW-Authenticate"] = 'Bearer realm="metrics"'
         return response
-    body = generate_latest(_process_registry()) + generate_latest(state_registry)
+    body = generate_latest(worker_registry()) + generate_latest(state_registry)
     return HttpResponse(body, content_type=CONTENT_TYPE_LATEST)

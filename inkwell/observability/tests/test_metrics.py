@@ -1,8 +1,10 @@
 """/metrics: who may read it, its format, and that each event is counted where it happens."""
 
+import socket
 from datetime import timedelta
 
 import pytest
+import requests
 from django.utils import timezone
 from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
@@ -13,6 +15,8 @@ from inkwell.automation.tests.pipeline_data import add_keywords, automation_sett
 from inkwell.billing import services as billing
 from inkwell.jobs.models import Job
 from inkwell.jobs.services import execute, start_job, sweep_stale_jobs
+from inkwell.observability.metrics import record_job_started
+from inkwell.observability.worker import serve_worker_metrics
 from inkwell.publishing.services import publish_now
 from inkwell.publishing.tests.helpers import connect, ready_content
 from tests.job_handlers import ECHO_KIND, FAIL_KIND, SLEEP_KIND
@@ -158,3 +162,17 @@ def test_automation_runs_are_counted_as_they_enter_each_status(big_tenant, setti
 
     assert {status: value("inkwell_automation_run_transitions_total", status=status) - before[status] for status in before} == {"queued": 1, "paused": 1, "cancelled": 1}
     assert AutomationRun.objects.for_account(big_tenant.account).get().status == "cancelled"
+
+
+def test_a_worker_serves_its_metrics_on_its_own_address():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    record_job_started("test.worker-endpoint")
+    server = serve_worker_metrics(f"127.0.0.1:{port}")
+    try:
+        text = requests.get(f"http://127.0.0.1:{port}/metrics", timeout=5).text
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert 'inkwell_jobs_started_total{kind="test.worker-endpoint"}' in text
