@@ -276,9 +276,10 @@ def sweep_stale_jobs(now: datetime | None = None) -> dict[str, int]:
             logger.warning("job %s (%s) lost its worker and has no attempts left; failed", job.pk, job.kind)
             counts["failed"] += 1
     waiting_before = now - timedelta(seconds=config["REQUEUE_AFTER_SECONDS"])
-    for job_id in Job.dangerously_unscoped.filter(status=JobStatus.QUEUED, queued_at__lt=waiting_before).values_list("pk", flat=True):
+    for job_id, kind in Job.dangerously_unscoped.filter(status=JobStatus.QUEUED, queued_at__lt=waiting_before).values_list("pk", "kind"):
         if Job.dangerously_unscoped.filter(pk=job_id, status=JobStatus.QUEUED).update(queued_at=now):
             enqueue(job_id)
+            metrics.record_job_retried(kind, "message_lost")
             counts["reenqueued"] += 1
     return counts
 
