@@ -412,6 +412,8 @@ INKWELL_ENCRYPTION_KEYS = env_list("INKWELL_ENCRYPTION_KEYS", "")
 METRICS_TOKEN = env_str("METRICS_TOKEN")
 # Logs: "plain" lines, or "json": one JSON object per line.
 LOG_FORMAT = env_str("LOG_FORMAT", "plain")
+# In JSON, Celery workers log through the configuration below too (not Celery's own format).
+CELERY_WORKER_HIJACK_ROOT_LOGGER = LOG_FORMAT != "json"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -406,7 +406,7 @@ def check_ledgers(conn) -> tuple[int, list[str]]:
 
 
 def check_logs(paths: list[Path]) -> tuple[dict, list[str]]:
-    seen, answered, lines = set(), set(), 0
+    seen, answered, lines, job_lines = set(), set(), 0, 0
     for path in paths:
         for raw in path.read_text(errors="replace").splitlines():
             if not raw.startswith("{"):
@@ -416,6 +416,7 @@ def check_logs(paths: list[Path]) -> tuple[dict, list[str]]:
             except ValueError:
                 continue
             lines += 1
+            job_lines += "job_id" in line
             request_id = line.get("request_id", "-")
             if request_id == "-":
                 continue
@@ -424,7 +425,7 @@ def check_logs(paths: list[Path]) -> tuple[dict, list[str]]:
                 answered.add(request_id)
     missing = seen - answered
     problems = [f"{len(missing)} request ids without a response line, e.g. {sorted(missing)[:3]}"] if missing else []
-    return {"json_lines": lines, "request_ids": len(seen)}, problems
+    return {"json_lines": lines, "lines_with_a_job_id": job_lines, "request_ids": len(seen)}, problems
 
 
 # -- the report -------------------------------------------------------------------------------
@@ -551,7 +552,7 @@ def main() -> int:
             problems += found
             accounts, found = check_ledgers(conn)
             problems += found
-        log_summary, found = check_logs(sorted(out.glob("web.log")))
+        log_summary, found = check_logs(sorted([*out.glob("web.log"), *out.glob("worker-*.log"), *out.glob("beat.log")]))
         problems += found
         rates = throughput(events, started, args.duration)
 

@@ -240,6 +240,8 @@ def _finish(job: Job, status: str, *, result=None, error=None, from_statuses=(Jo
         job_finished.send(sender=Job, job=job)
         ran = (job.finished_at - job.started_at).total_seconds() if job.started_at else None
         transaction.on_commit(lambda: metrics.record_job_finished(job.kind, status, ran))
+    with bind(account_id=job.account_id, job_id=job.pk):
+        logger.info("job %s (%s) %s (attempt %s)", job.pk, job.kind, status, job.attempts)
     kind = _KINDS.get(job.kind)
     if status != JobStatus.SUCCEEDED and kind is not None and kind.on_failure is not None:
         try:
