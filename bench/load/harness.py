@@ -235,6 +235,16 @@ class Processes:
     def kill(self, name: str) -> None:
         os.killpg(self.running.pop(name).pid, signal.SIGKILL)
 
+    def restart_exited_workers(self) -> list[str]:
+        """What a process supervisor (systemd's Restart=always) does in production: a worker that
+        exited by itself is started again. Returns what happened, for the timeline."""
+        restarted = []
+        for name, process in list(self.running.items()):
+            if name.startswith("worker-") and process.poll() is not None:
+                del self.running[name]
+                restarted.append(f"{name} exited by itself (status {process.returncode}); the supervisor started {self.start_worker()}")
+        return restarted
+
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
@@ -252,6 +262,22 @@ class Processes:
 
 def manage(env: dict, *args: str) -> None:
     subprocess.run([PYTHON, "manage.py", *args], cwd=REPO_ROOT, env=env, check=True, capture_output=True, timeout=300)
+
+
+class Supervisor(threading.Thread):
+    """Checks every second that the workers still run and starts again any that exited."""
+
+    def __init__(self, processes: Processes, started: float):
+        super().__init__(name="supervisor", daemon=True)
+        self.processes, self.started = processes, started
+        self.events: list[tuple[float, str]] = []
+        self.stopping = threading.Event()
+
+    def run(self) -> None:
+        while not self.stopping.wait(1):
+            for event in self.processes.restart_exited_workers():
+                log(event)
+                self.events.append((time.time() - self.started, event))
 
 
 # -- the faults -------------------------------------------------------------------------------
@@ -534,10 +560,14 @@ def main() -> int:
         )
         timeline = FaultTimeline(faults=faults, duration=args.duration, started=started, processes=processes, redis=redis, postgres=postgres, cms=cms)
         timeline.start()
+        supervisor = Supervisor(processes, started)
+        supervisor.start()
         locust.wait(timeout=args.duration + 120)
         timeline.join(timeout=180)
         log("load over; waiting for the background work to drain")
         drained = drain(postgres, args.drain_timeout)
+        supervisor.stopping.set()
+        supervisor.join(timeout=30)
         metrics_text = requests.get(f"{processes.base_url}/metrics", headers={"Authorization": f"Bearer {env['METRICS_TOKEN']}"}, timeout=30).text
         (out / "metrics.txt").write_text(metrics_text)
         processes.stop_all()
@@ -561,6 +591,7 @@ def main() -> int:
         report += ["## Throughput", "", json.dumps(rates), ""]
         report += ["## Fault timeline (seconds after the start of the load)", ""]
         report += [f"- {fault.started - started:6.1f} – {fault.ended - started:6.1f}: {fault.detail}" for fault in timeline.done] or ["- none"]
+        report += [f"- {at:6.1f}: {event}" for at, event in supervisor.events]
         report += ["", f"Drained in {drained:.0f} s. Jobs: {job_counts}. Publishing: {publishing}. Accounts: {accounts}. Logs: {log_summary}.", ""]
         report += ["## Metrics at the end", "", "```", *metrics_summary(metrics_text), "```", ""]
         report += ["## Checks", ""] + ([f"- FAILED: {problem}" for problem in problems] or ["- all hold"])

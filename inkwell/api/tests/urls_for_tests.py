@@ -11,8 +11,7 @@ from rest_framework.permissions import AllowAny
 
 from inkwell.api.envelope import ok
 from inkwell.api.views import ApiView, CountRefusedRequestsMixin
-from inkwell.urls import handler400, handler403, handler404, handler500  # noqa: F401 (Django reads them here)
-from inkwell.urls import urlpatterns as project_urlpatterns
+from inkwell import urls as project_urls
 
 PREFIX = "/api/v1/_test/"
 SECRET_CRASH_TEXT = "secret-internal-detail-7f3a"
@@ -69,6 +68,9 @@ class ScopedPingView(ApiView):
         return ok({"scope": self.throttle_scope})
 
 
+# Django reads the error handlers from the URL conf in use: the project's own.
+handler400, handler403, handler404, handler500 = project_urls.handler400, project_urls.handler403, project_urls.handler404, project_urls.handler500
+
 urlpatterns = [
     path("api/v1/_test/crash/", CrashView.as_view()),
     path("api/v1/_test/plain-crash/", plain_crash_view),
@@ -76,5 +78,5 @@ urlpatterns = [
     path("api/v1/_test/plain-database-down/", plain_database_down_view),
     path("api/v1/_test/numbers/", NumbersView.as_view()),
     *(path(f"api/v1/_test/ping/{scope}/", ScopedPingView.as_view(throttle_scope=scope)) for scope in ("ai", "content", "auth", "general")),
-    *project_urlpatterns,
+    *project_urls.urlpatterns,
 ]
