@@ -9,6 +9,7 @@ from django.utils import timezone
 from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
+from inkwell.api.exceptions import CMSPublishFailed
 from inkwell.automation import services as automation
 from inkwell.automation.models import AutomationRun
 from inkwell.automation.tests.pipeline_data import add_keywords, automation_settings, fund, quick_settings, uncut_shares
@@ -141,7 +142,9 @@ def test_publish_attempts_are_counted_by_outcome(tenant, cms_server, settings, d
     published, retrying = value("inkwell_publish_attempts_total", outcome="published"), value("inkwell_publish_attempts_total", outcome="retrying")
     cms_server.fail_next(1, status=503)
     with django_capture_on_commit_callbacks(execute=True):
-        assert not publish_now(content=ready_content(tenant, images=False), user=tenant.owner).published
+        # The refused attempt answers 502 and goes back on the schedule for its retry.
+        with pytest.raises(CMSPublishFailed):
+            publish_now(content=ready_content(tenant, images=False), user=tenant.owner)
         assert publish_now(content=ready_content(tenant, title="Another", images=False), user=tenant.owner).published
 
     assert value("inkwell_publish_attempts_total", outcome="retrying") == retrying + 1
