@@ -309,7 +309,11 @@ SPECTACULAR_SETTINGS = {
         "AutomationRunStatusEnum": "inkwell.automation.models.RunStatus",
         "AutomationTriggerEnum": "inkwell.automation.models.RunTrigger",
     },
-    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "inkwell.api.schema.tag_operations_by_content_flow"],
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "inkwell.api.schema.tag_operations_by_content_flow",
+        "inkwell.api.schema.shapes_chosen_by_path_are_any_of",
+    ],
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "SERVE_AUTHENTICATION": [],
 }

@@ -107,6 +107,20 @@ def tag_operations_by_content_flow(result, generator, request, public):
     return result
 
 
+# Request bodies whose shape the path chooses (``/system/settings/content/{key}/save/``): every field of
+# every shape is optional, so one body can fit several shapes, which ``oneOf`` forbids and ``anyOf`` says.
+SHAPES_CHOSEN_BY_PATH = ("ContentSettingsInputRequest",)
+
+
+def shapes_chosen_by_path_are_any_of(result, generator, request, public):
+    """Postprocessing hook: the components of SHAPES_CHOSEN_BY_PATH are ``anyOf`` their shapes."""
+    schemas = result.get("components", {}).get("schemas", {})
+    for name in SHAPES_CHOSEN_BY_PATH:
+        if "oneOf" in schemas.get(name, {}):
+            schemas[name]["anyOf"] = schemas[name].pop("oneOf")
+    return result
+
+
 class EnvelopeAutoSchema(AutoSchema):
     def get_summary(self):
         return super().get_summary() or self._made_summary()
