@@ -1,11 +1,14 @@
 from django.contrib import admin
 from django.urls import include, path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from inkwell.system.views import healthz
 from inkwell.writer.image_views import media_urlpatterns
 
 urlpatterns = [
+    path("", RedirectView.as_view(pattern_name="console:home", permanent=False), name="root"),
+    path("app/", include("inkwell.console.urls")),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

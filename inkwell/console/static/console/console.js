@@ -1,0 +1,37 @@
+// Inkwell console: small progressive enhancements. Every page works without this file.
+(function () {
+  "use strict";
+
+  function updateSelection(form) {
+    var boxes = form.querySelectorAll('input[type=checkbox]:not([data-check-all]):not(:disabled)');
+    var checked = Array.prototype.filter.call(boxes, function (box) { return box.checked; }).length;
+    var counter = form.querySelector("[data-selected-count]");
+    if (counter) counter.textContent = checked ? checked + " selected" : "None selected";
+  }
+
+  document.addEventListener("change", function (event) {
+    var target = event.target;
+    if (target.matches("[data-check-all]")) {
+      var form = target.closest("form");
+      form.querySelectorAll('input[type=checkbox]:not([data-check-all]):not(:disabled)').forEach(function (box) { box.checked = target.checked; });
+    }
+    if (target.matches("[data-site-select]")) target.form.submit();
+    if (target.matches("[data-autosubmit]")) target.form.submit();
+    var selection = target.closest("[data-selection]");
+    if (selection) updateSelection(selection);
+  });
+
+  document.addEventListener("input", function (event) {
+    var field = event.target;
+    if (!field.dataset || !field.dataset.limit) return;
+    var counter = document.querySelector('[data-count-for="' + field.id + '"]');
+    if (counter) counter.textContent = field.value.length;
+  });
+
+  document.addEventListener("submit", function (event) {
+    var button = event.submitter;
+    if (button && button.dataset.confirm && !window.confirm(button.dataset.confirm)) event.preventDefault();
+  });
+
+  document.documentElement.classList.add("js");
+})();

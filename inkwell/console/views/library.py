@@ -1,0 +1,89 @@
+"""The keywords library of a site's sectors: filters, sector statistics, and adding a selection to
+the workflow with the paid keywords' cost shown before anything is spent."""
+
+from django.core.paginator import Paginator
+from django.urls import reverse
+
+from inkwell.console.base import ConsoleView, get_scoped, ids_from, scoped, validated
+from inkwell.keywords import selectors as library
+from inkwell.keywords import serializers as ks
+from inkwell.keywords.models import DifficultyBand
+from inkwell.planner import selectors as planner
+from inkwell.planner import serializers as ps
+from inkwell.planner import services as planner_services
+from inkwell.tenancy.models import Sector, Site
+
+PAGE_SIZE = 50
+FILTER_FIELDS = ("search", "difficulty", "volume_min", "volume_max")
+
+
+class SiteView(ConsoleView):
+    """A page about one site of the caller's (``site_id``): another account's site is a 404."""
+
+    model = Site
+
+    def site_of(self, request, site_id) -> Site:
+        site = get_scoped(Site, request, site_id)
+        request.session["console_site_id"] = site.pk
+        return site
+
+
+def site_sectors(request, site: Site) -> list[Sector]:
+    return list(scoped(Sector, request).filter(site=site).select_related("industry_sector").order_by("name", "id"))
+
+
+class LibraryView(SiteView):
+    module = "planner"
+    template_name = "console/pages/library.html"
+    fragment_template = "console/pages/library_results.html"
+
+    def context(self, request, site: Site, source) -> dict:
+        sectors = site_sectors(request, site)
+        sector = next((item for item in sectors if str(item.pk) == source.get("sector", "")), None)
+        industry_sector_ids = [sector.industry_sector_id] if sector else [item.industry_sector_id for item in sectors]
+        query = {name: source.get(name, "") for name in FILTER_FIELDS if source.get(name, "") != ""}
+        query["sector_ids"] = ",".join(map(str, industry_sector_ids)) or "0"
+        filters = ks.LibraryQuerySerializer.to_filters(validated(ks.LibraryQuerySerializer, request, query))
+        page = Paginator(library.LibraryPage(filters), PAGE_SIZE).get_page(source.get("page"))
+        stats = library.sector_stats(account=request.account, site=site, sector_ids=tuple(industry_sector_ids)) if industry_sector_ids else []
+        return {
+            "site": site,
+            "sectors": sectors,
+            "sector": sector,
+            "filters": {name: source.get(name, "") for name in (*FILTER_FIELDS, "sector")},
+            "difficulties": [band.label for band in DifficultyBand],
+            "page_obj": page,
+            "stats": stats,
+        }
+
+    def get(self, request, site_id):
+        site = self.site_of(request, site_id)
+        return self.page(request, self.context(request, site, request.GET))
+
+
+class LibraryReviewView(LibraryView):
+    """The selection before it is added: what will be added, what is skipped and why, and the credits."""
+
+    template_name = "console/pages/library.html"
+    fragment_template = "console/components/selection_review.html"
+
+    def selection(self, request, site: Site):
+        sector = get_scoped(Sector, request, request.POST.get("sector_id"), queryset=scoped(Sector, request).filter(site=site))
+        seed_ids = ids_from(request, "seed_keyword_ids")
+        data = validated(ps.AddToWorkflowInputSerializer, request, {"site_id": site.pk, "sector_id": sector.pk, "seed_keyword_ids": seed_ids})
+        return data, planner.workflow_additions(account=request.account, **data)
+
+    def post(self, request, site_id):
+        site = self.site_of(request, site_id)
+        data, selection = self.selection(request, site)
+        review = {"selection": selection, "review_sector": data["sector"], "seed_keyword_ids": data["seed_keyword_ids"]}
+        return self.page(request, {**self.context(request, site, request.POST), **review})
+
+
+class LibraryAddView(LibraryReviewView):
+    def post(self, request, site_id):
+        site = self.site_of(request, site_id)
+        data, selection = self.selection(request, site)
+        self.credit_cost = selection.credits
+        planner_services.add_to_workflow(account=request.account, **data)
+        return self.done(request, reverse("console:keywords", kwargs={"site_id": site.pk}) + f"?sector={data['sector'].pk}")
