@@ -15,6 +15,7 @@ from inkwell.tenancy import serializers as s
 class PublicPage(View):
     """A page for people who are not signed in (tenant_scope: public); its form errors are the API's."""
 
+    tenant_scope = "public"
     template_name = ""
     fields: tuple[str, ...] = ()
 
@@ -72,6 +73,8 @@ class SignUpView(PublicPage):
 
 
 class SignOutView(View):
+    tenant_scope = "public"
+
     def post(self, request):
         logout(request)
         return redirect("console:signin")

@@ -32,38 +32,42 @@ def site_sectors(request, site: Site) -> list[Sector]:
     return list(scoped(Sector, request).filter(site=site).select_related("industry_sector").order_by("name", "id"))
 
 
+def library_context(request, site: Site, source) -> dict:
+    """The library page of a site: its sectors' keywords under the filters of ``source``, a page of
+    them, and the sector statistics."""
+    sectors = site_sectors(request, site)
+    context = {
+        "site": site,
+        "sectors": sectors,
+        "filters": {name: source.get(name, "") for name in (*FILTER_FIELDS, "sector")},
+        "difficulties": [band.label for band in DifficultyBand],
+    }
+    if not sectors:
+        return context
+    sector = next((item for item in sectors if str(item.pk) == source.get("sector", "")), None)
+    industry_sector_ids = [sector.industry_sector_id] if sector else [item.industry_sector_id for item in sectors]
+    query = {name: source.get(name, "") for name in FILTER_FIELDS if source.get(name, "") != ""}
+    query["sector_ids"] = ",".join(map(str, industry_sector_ids))
+    filters = ks.LibraryQuerySerializer.to_filters(validated(ks.LibraryQuerySerializer, request, query))
+    context["page_obj"] = Paginator(library.LibraryPage(filters), PAGE_SIZE).get_page(source.get("page"))
+    context["stats"] = library.sector_stats(account=request.account, site=site, sector_ids=tuple(industry_sector_ids))
+    return context
+
+
 class LibraryView(SiteView):
     module = "planner"
     template_name = "console/pages/library.html"
     fragment_template = "console/pages/library_results.html"
 
-    def context(self, request, site: Site, source) -> dict:
-        sectors = site_sectors(request, site)
-        sector = next((item for item in sectors if str(item.pk) == source.get("sector", "")), None)
-        industry_sector_ids = [sector.industry_sector_id] if sector else [item.industry_sector_id for item in sectors]
-        query = {name: source.get(name, "") for name in FILTER_FIELDS if source.get(name, "") != ""}
-        query["sector_ids"] = ",".join(map(str, industry_sector_ids)) or "0"
-        filters = ks.LibraryQuerySerializer.to_filters(validated(ks.LibraryQuerySerializer, request, query))
-        page = Paginator(library.LibraryPage(filters), PAGE_SIZE).get_page(source.get("page"))
-        stats = library.sector_stats(account=request.account, site=site, sector_ids=tuple(industry_sector_ids)) if industry_sector_ids else []
-        return {
-            "site": site,
-            "sectors": sectors,
-            "sector": sector,
-            "filters": {name: source.get(name, "") for name in (*FILTER_FIELDS, "sector")},
-            "difficulties": [band.label for band in DifficultyBand],
-            "page_obj": page,
-            "stats": stats,
-        }
-
     def get(self, request, site_id):
         site = self.site_of(request, site_id)
-        return self.page(request, self.context(request, site, request.GET))
+        return self.page(request, library_context(request, site, request.GET))
 
 
-class LibraryReviewView(LibraryView):
+class LibraryReviewView(SiteView):
     """The selection before it is added: what will be added, what is skipped and why, and the credits."""
 
+    module = "planner"
     template_name = "console/pages/library.html"
     fragment_template = "console/components/selection_review.html"
 
@@ -77,7 +81,7 @@ class LibraryReviewView(LibraryView):
         site = self.site_of(request, site_id)
         data, selection = self.selection(request, site)
         review = {"selection": selection, "review_sector": data["sector"], "seed_keyword_ids": data["seed_keyword_ids"]}
-        return self.page(request, {**self.context(request, site, request.POST), **review})
+        return self.page(request, {**library_context(request, site, request.POST), **review})
 
 
 class LibraryAddView(LibraryReviewView):

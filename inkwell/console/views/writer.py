@@ -31,6 +31,7 @@ EDITOR_EXTENSIONS = {
     "Italic": True,
     "Heading": {"levels": [2, 3, 4]},
     "BulletList": True,
+    "ListItem": True,
     "OrderedList": True,
     "Blockquote": True,
     "Link": {"enableTarget": False},
