@@ -5,6 +5,7 @@ from django.conf import settings
 from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 
 register = template.Library()
 
@@ -23,7 +24,7 @@ JOB_LABELS = {
 @register.simple_tag
 def icon(name: str, label: str = "") -> str:
     """An icon of static/console/icons.svg; decorative unless it has a label."""
-    aria = format_html('role="img" aria-label="{}"', label) if label else 'aria-hidden="true"'
+    aria = format_html('role="img" aria-label="{}"', label) if label else mark_safe('aria-hidden="true"')
     return format_html('<svg class="icon" {} focusable="false"><use href="{}#{}"></use></svg>', aria, static("console/icons.svg"), name)
 
 
@@ -58,3 +59,18 @@ def credit_rate(operation: str):
     per = entry["per"]
     unit = entry["unit"] if per == 1 else f"{per} {entry['unit']}s"
     return {"cost": entry["credits"], "per": f"per {unit}"}
+
+
+@register.filter
+def thousands(value) -> str:
+    """12345 as 12,345."""
+    try:
+        return f"{int(value):,}"
+    except (TypeError, ValueError):
+        return value
+
+
+@register.filter
+def words(value: str) -> str:
+    """An enum value as words: very_hard as very hard."""
+    return str(value).replace("_", " ")

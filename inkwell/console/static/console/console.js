@@ -33,5 +33,18 @@
     if (button && button.dataset.confirm && !window.confirm(button.dataset.confirm)) event.preventDefault();
   });
 
+  // The rich-text editor (django-prose-editor) replaces the body's textarea with an editable
+  // region; it is named by the field's label, as the textarea was.
+  function nameEditors() {
+    document.querySelectorAll(".prose-wrap [contenteditable=true]:not([aria-labelledby])").forEach(function (region) {
+      region.setAttribute("aria-labelledby", "body-label");
+      region.setAttribute("aria-multiline", "true");
+    });
+  }
+  document.querySelectorAll(".prose-wrap").forEach(function (wrap) {
+    new MutationObserver(nameEditors).observe(wrap, { childList: true, subtree: true });
+  });
+  nameEditors();
+
   document.documentElement.classList.add("js");
 })();
