@@ -25,6 +25,7 @@ from inkwell.system.permissions import ModuleEnabled
 from inkwell.tenancy.access import accessible_site_ids, restrict_to_accessible_sites
 from inkwell.tenancy.models import CONTENT_WRITER_ROLES, MANAGER_ROLES, Site
 from inkwell.tenancy.permissions import ALL_ROLES, IsAccountMember
+from inkwell.tenancy.selectors import user_with_account
 
 SITE_SESSION_KEY = "console_site_id"
 
@@ -40,6 +41,12 @@ def get_scoped(model, request, pk, queryset=None):
         return (queryset if queryset is not None else scoped(model, request)).get(pk=pk)
     except (model.DoesNotExist, ValueError, TypeError):
         raise Http404() from None
+
+
+def remember_site(request, site_id: int) -> None:
+    """The site the header's switcher shows next time (the session is written only when it changes)."""
+    if request.session.get(SITE_SESSION_KEY) != site_id:
+        request.session[SITE_SESSION_KEY] = site_id
 
 
 def render_page(request, template: str, context: dict, *, status: int = 200) -> HttpResponse:
@@ -85,6 +92,8 @@ class ConsoleView(View):
                 return HttpResponseClientRedirect(reverse("console:signin"))
             return redirect_to_login(request.get_full_path(), reverse("console:signin"))
         request.auth = None  # a session, never an API key: the permission classes read it
+        # The permission checks and the header read the account, its plan and the role: one query.
+        request.user = user_with_account(request.user.pk)
         try:
             IsAccountMember().has_permission(request, self)
             ModuleEnabled().has_permission(request, self)

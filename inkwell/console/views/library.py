@@ -4,7 +4,7 @@ the workflow with the paid keywords' cost shown before anything is spent."""
 from django.core.paginator import Paginator
 from django.urls import reverse
 
-from inkwell.console.base import ConsoleView, get_scoped, ids_from, scoped, validated
+from inkwell.console.base import ConsoleView, get_scoped, ids_from, remember_site, scoped, validated
 from inkwell.keywords import selectors as library
 from inkwell.keywords import serializers as ks
 from inkwell.keywords.models import DifficultyBand
@@ -24,7 +24,7 @@ class SiteView(ConsoleView):
 
     def site_of(self, request, site_id) -> Site:
         site = get_scoped(Site, request, site_id)
-        request.session["console_site_id"] = site.pk
+        remember_site(request, site.pk)
         return site
 
 

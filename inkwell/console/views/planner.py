@@ -5,7 +5,7 @@ from django.core.paginator import Paginator
 from django.urls import reverse
 
 from inkwell.billing.services import cost_of
-from inkwell.console.base import ConsoleView, get_scoped, ids_from, scoped, validated
+from inkwell.console.base import ConsoleView, get_scoped, ids_from, remember_site, scoped, validated
 from inkwell.console.views.library import SiteView, site_sectors
 from inkwell.jobs.models import Job
 from inkwell.planner import selectors
@@ -143,7 +143,7 @@ class ClusterView(ConsoleView):
 
     def get(self, request, pk):
         cluster = get_scoped(Cluster, request, pk, queryset=selectors.with_cluster_totals(scoped(Cluster, request)).select_related("site"))
-        request.session["console_site_id"] = cluster.site_id
+        remember_site(request, cluster.site_id)
         ideas = selectors.filter_ideas(scoped(ContentIdea, request), {"cluster_id": cluster.pk})
         keywords = selectors.filter_keywords(scoped(Keyword, request), {"cluster_id": cluster.pk, "ordering": "-volume"})
         return self.page(

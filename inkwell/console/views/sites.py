@@ -2,7 +2,7 @@
 
 from django.urls import reverse
 
-from inkwell.console.base import SITE_SESSION_KEY, ConsoleView, get_scoped, ids_from, scoped, shell_context, validated
+from inkwell.console.base import ConsoleView, get_scoped, ids_from, remember_site, scoped, shell_context, validated
 from inkwell.tenancy import services
 from inkwell.tenancy import serializers as s
 from inkwell.tenancy.models import MANAGER_ROLES, Industry, Sector, Site
@@ -16,7 +16,7 @@ class HomeView(ConsoleView):
 
     def get(self, request):
         if request.GET.get("site"):
-            request.session[SITE_SESSION_KEY] = get_scoped(Site, request, request.GET["site"]).pk
+            remember_site(request, get_scoped(Site, request, request.GET["site"]).pk)
         site_id = shell_context(request)["current_site_id"]
         if site_id is None:
             return self.done(request, reverse("console:site-new"))
@@ -48,7 +48,7 @@ class SiteSectorsView(ConsoleView):
 
     def get(self, request, site_id):
         site = get_scoped(Site, request, site_id)
-        request.session["console_site_id"] = site.pk
+        remember_site(request, site.pk)
         industries = Industry.objects.prefetch_related("sectors").order_by("name")
         chosen = set(scoped(Sector, request).filter(site=site).values_list("industry_sector_id", flat=True))
         selected_industry = request.GET.get("industry", "")

@@ -7,7 +7,7 @@ from django.urls import reverse
 from django_prose_editor.fields import ProseEditorFormField
 
 from inkwell.billing.services import cost_of
-from inkwell.console.base import ConsoleView, get_scoped, scoped, validated
+from inkwell.console.base import ConsoleView, get_scoped, remember_site, scoped, validated
 from inkwell.console.views.library import SiteView
 from inkwell.console.views.planner import job_started
 from inkwell.jobs.models import Job, JobStatus
@@ -115,7 +115,7 @@ class ContentEditorView(ConsoleView):
     template_name = "console/pages/editor.html"
 
     def context(self, request, content: Content, *, values=None, errors=None) -> dict:
-        request.session["console_site_id"] = content.site_id
+        remember_site(request, content.site_id)
         values = values or {name: getattr(content, name) for name in EDITED_FIELDS}
         content_images = list(scoped(Image, request).filter(content=content).order_by("position", "id"))
         may_write = request.user.role_name in self.write_roles
