@@ -22,6 +22,8 @@ from inkwell.writer.models import Content, ContentStatus, Image, Task, TaskStatu
 from inkwell.writer.services import GENERATE_CONTENT, TRANSITIONS
 
 PAGE_SIZE = 50
+# Versions offered in the comparison's menus (the newest); any older one is reached by its id in ?a= or ?b=.
+REVISIONS_LISTED = 50
 EDITED_FIELDS = ("title", "html", "excerpt", "meta_title", "meta_description", "focus_keyword")
 # The limits the API checks (writer.serializers), shown beside the fields as people type.
 LIMITS = {"title": 300, "excerpt": 1000, "meta_title": s.META_TITLE_MAX, "meta_description": s.META_DESCRIPTION_MAX}
@@ -236,14 +238,16 @@ class RevisionsView(ConsoleView):
 
     def get(self, request, pk):
         content = content_of(request, pk)
-        revisions = list(selectors.revisions_of(request.account, content).select_related("created_by")[:200])
-        versions = {"current": content, **{str(revision.pk): revision for revision in revisions}}
-        a_key = request.GET.get("a") or (str(revisions[0].pk) if revisions else "current")
+        revisions = selectors.revisions_of(request.account, content)
+        listed = list(revisions.select_related("created_by").only("pk", "status", "created_at", "created_by__email")[:REVISIONS_LISTED])
+        a_key = request.GET.get("a") or (str(listed[0].pk) if listed else "current")
         b_key = request.GET.get("b") or "current"
+        wanted = [int(key) for key in (a_key, b_key) if key.isdigit()]
+        versions = {"current": content, **{str(revision.pk): revision for revision in revisions.filter(pk__in=wanted)}}
         older, newer = versions.get(a_key), versions.get(b_key)
         if older is None or newer is None:
             return self.refusal(request, 404, "Resource not found", {})
         return self.page(
             request,
-            {"site": content.site, "content": content, "revisions": revisions, "a": a_key, "b": b_key, "diff": selectors.version_diff(older, newer)},
+            {"site": content.site, "content": content, "revisions": listed, "a": a_key, "b": b_key, "diff": selectors.version_diff(older, newer)},
         )
