@@ -79,6 +79,7 @@ class Screens:
 
     def capture(self, name: str) -> None:
         self.page.wait_for_load_state("networkidle")
+        self.page.evaluate("window.scrollTo(0, 0)")  # the sticky header stays at the top of a full-page shot
         self.page.screenshot(path=str(self.output_dir / f"{name}.png"), full_page=True)
         violations = self.axe.run(self.page).response["violations"]
         self.report[name] = [
