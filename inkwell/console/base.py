@@ -19,6 +19,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from rest_framework import exceptions
 
 from inkwell.api.exceptions import GENERAL_MESSAGES, flatten_errors
+from inkwell.api.throttling import ScopedRateThrottle
 from inkwell.billing import selectors as billing
 from inkwell.notifications import selectors as notifications
 from inkwell.system.permissions import ModuleEnabled
@@ -28,6 +29,13 @@ from inkwell.tenancy.permissions import ALL_ROLES, IsAccountMember
 from inkwell.tenancy.selectors import user_with_account
 
 SITE_SESSION_KEY = "console_site_id"
+
+
+def rate_limited(request, view) -> bool:
+    """Whether the caller is over the API's rate limit of the view's ``throttle_scope`` (the same
+    counters as the API's: a person cannot get around a limit by switching to the console)."""
+    request._request = request  # the throttle records its state where a DRF request keeps the Django one
+    return not ScopedRateThrottle().allow_request(request, view)
 
 
 def scoped(model, request):
@@ -85,6 +93,7 @@ class ConsoleView(View):
     model = None
     template_name = ""
     credit_cost: int | None = None
+    throttle_scope = "general"
 
     def dispatch(self, request, *args, **kwargs):
         if not request.user.is_authenticated:
@@ -97,6 +106,8 @@ class ConsoleView(View):
         try:
             IsAccountMember().has_permission(request, self)
             ModuleEnabled().has_permission(request, self)
+            if rate_limited(request, self):
+                return self.refusal(request, 429, GENERAL_MESSAGES[429], {})
             return super().dispatch(request, *args, **kwargs)
         except (Http404, ObjectDoesNotExist):
             return self.refusal(request, 404, GENERAL_MESSAGES[404], {})

@@ -219,3 +219,22 @@ def test_notifications_bell_list_and_mark_read(console_client, big_tenant, libra
     note_id = re.search(r"/app/notifications/(\d+)/read/", page).group(1)
     client.post(f"/app/notifications/{note_id}/read/")
     assert 'aria-label="Notifications, 0 unread"' in client.get("/app/notifications/bell/").content.decode()
+
+
+def test_console_sign_in_counts_against_the_apis_auth_rate_limit(client, tenant, settings):
+    settings.INKWELL_RATE_LIMITS = {**settings.INKWELL_RATE_LIMITS, "auth": 2}
+    for _ in range(2):
+        assert client.post("/app/signin/", {"email": tenant.owner.email, "password": "wrong password"}).status_code == 401
+    refused = client.post("/app/signin/", {"email": tenant.owner.email, "password": "correct-horse-1"})
+    assert refused.status_code == 429
+    assert "_auth_user_id" not in client.session
+
+
+def test_ai_buttons_count_against_the_apis_ai_rate_limit(console_client, big_tenant, library, settings):
+    settings.INKWELL_RATE_LIMITS = {**settings.INKWELL_RATE_LIMITS, "ai": 1}
+    sector, seeds = library
+    client = console_client(big_tenant.owner)
+    _plan_keywords(client, big_tenant, sector, seeds)
+    assert client.post(f"/app/sites/{big_tenant.site.pk}/keywords/cluster/").status_code == 302
+    assert client.post(f"/app/sites/{big_tenant.site.pk}/keywords/cluster/").status_code == 429
+    assert Job.objects.for_account(big_tenant.account).filter(kind="planner.auto_cluster").count() == 1

@@ -7,7 +7,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views import View
 from rest_framework import exceptions
 
-from inkwell.console.base import _messages, render_page, validated
+from inkwell.console.base import _messages, rate_limited, render_page, validated
 from inkwell.tenancy import services
 from inkwell.tenancy import serializers as s
 
@@ -16,6 +16,7 @@ class PublicPage(View):
     """A page for people who are not signed in (tenant_scope: public); its form errors are the API's."""
 
     tenant_scope = "public"
+    throttle_scope = "auth"
     template_name = ""
     fields: tuple[str, ...] = ()
 
@@ -31,6 +32,8 @@ class PublicPage(View):
 
     def post(self, request, **kwargs):
         values = {name: request.POST.get(name, "") for name in self.fields}
+        if rate_limited(request, self):
+            return self.form(request, {}, {"non_field_errors": ["Too many attempts; wait a minute and try again."]}, status=429)
         try:
             return self.submit(request, values, **kwargs)
         except exceptions.APIException as exc:

@@ -74,6 +74,7 @@ class KeywordsBulkView(SiteView):
 class AutoClusterView(SiteView):
     """Cluster with AI: the site's (or a sector's) unclustered active keywords, or the checked ones."""
 
+    throttle_scope = "ai"
     module = "planner"
 
     def post(self, request, site_id):
@@ -121,6 +122,7 @@ class GenerateIdeasView(SiteView):
     """Ideas with AI for the checked clusters (``cost_of("idea_generation", clusters)``)."""
 
     module = "planner"
+    throttle_scope = "ai"
 
     def post(self, request, site_id):
         site = self.site_of(request, site_id)

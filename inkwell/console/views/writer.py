@@ -80,6 +80,7 @@ class TasksView(SiteView):
 class GenerateDraftView(ConsoleView):
     """Write the task's article with AI (``generate_content``): costs ``content_generation`` per word."""
 
+    throttle_scope = "ai"
     module = "writer"
     model = Task
 
@@ -166,6 +167,7 @@ class ContentStatusView(ConsoleView):
 
 
 class GenerateImagesView(ConsoleView):
+    throttle_scope = "ai"
     module = "writer"
     model = Content
 
@@ -181,6 +183,7 @@ class GenerateImagesView(ConsoleView):
 
 
 class RegenerateImageView(ConsoleView):
+    throttle_scope = "ai"
     module = "writer"
     model = Image
 
@@ -206,6 +209,7 @@ class ImageAltTextView(ConsoleView):
 class OptimizeView(ConsoleView):
     """Improve the article with AI against the optimizer's suggestions (``optimizer.optimize``)."""
 
+    throttle_scope = "ai"
     module = "optimizer"
     model = Content
 
