@@ -41,9 +41,10 @@ EDITOR_EXTENSIONS = {
     "History": True,
 }
 TRANSITION_LABELS = {
-    ContentStatus.REVIEW: "Send to review",
-    ContentStatus.APPROVED: "Approve",
-    ContentStatus.DRAFT: "Back to draft",
+    (ContentStatus.DRAFT, ContentStatus.REVIEW): "Send to review",
+    (ContentStatus.REVIEW, ContentStatus.APPROVED): "Approve",
+    (ContentStatus.REVIEW, ContentStatus.DRAFT): "Back to draft",
+    (ContentStatus.APPROVED, ContentStatus.REVIEW): "Back to review",
 }
 
 
@@ -122,7 +123,11 @@ class ContentEditorView(ConsoleView):
         values = values or {name: getattr(content, name) for name in EDITED_FIELDS}
         content_images = list(scoped(Image, request).filter(content=content).order_by("position", "id"))
         may_write = request.user.role_name in self.write_roles
-        transitions = [(status, TRANSITION_LABELS[status]) for status in sorted(TRANSITIONS.get(content.status, ())) if status in TRANSITION_LABELS]
+        transitions = [
+            (status, TRANSITION_LABELS[(content.status, status)])
+            for status in sorted(TRANSITIONS.get(content.status, ()))
+            if (content.status, status) in TRANSITION_LABELS
+        ]
         return {
             "site": content.site,
             "content": content,
