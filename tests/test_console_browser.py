@@ -153,6 +153,7 @@ def test_a_team_plans_and_writes_an_approved_article_with_images_from_the_keyboa
     press(page.get_by_role("button", name="Continue"))
     page.wait_for_url("**/sectors/")
     page.get_by_label("Industry").select_option(label="Technology")
+    press(page.get_by_role("button", name="Show sectors"))
     page.wait_for_url("**/sectors/?industry=*")
     screens.capture("05-site-sectors")
     press(page.get_by_role("checkbox", name=re.compile("SaaS")), "Space")

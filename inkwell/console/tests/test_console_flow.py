@@ -238,3 +238,13 @@ def test_ai_buttons_count_against_the_apis_ai_rate_limit(console_client, big_ten
     assert client.post(f"/app/sites/{big_tenant.site.pk}/keywords/cluster/").status_code == 302
     assert client.post(f"/app/sites/{big_tenant.site.pk}/keywords/cluster/").status_code == 429
     assert Job.objects.for_account(big_tenant.account).filter(kind="planner.auto_cluster").count() == 1
+
+
+def test_the_site_menu_switches_to_an_own_site_and_refuses_another_accounts(console_client, big_tenant, other_tenant):
+    client = console_client(big_tenant.owner)
+    second = Site.objects.create(account=big_tenant.account, name="Second", domain="second.example.com", slug="second-console")
+    response = client.get(f"/app/?site={second.pk}")
+    assert response.headers["Location"] == f"/app/sites/{second.pk}/keywords/"
+    assert client.session["console_site_id"] == second.pk
+    assert client.get(f"/app/?site={other_tenant.site.pk}").status_code == 404
+    assert client.session["console_site_id"] == second.pk

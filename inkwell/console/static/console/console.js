@@ -15,8 +15,6 @@
       var form = target.closest("form");
       form.querySelectorAll('input[type=checkbox]:not([data-check-all]):not(:disabled)').forEach(function (box) { box.checked = target.checked; });
     }
-    if (target.matches("[data-site-select]")) target.form.submit();
-    if (target.matches("[data-autosubmit]")) target.form.submit();
     var selection = target.closest("[data-selection]");
     if (selection) updateSelection(selection);
   });
