@@ -9,15 +9,26 @@ export HOST PORT
 
 .PHONY: run test venv migrate clean
 
+# What running needs only; the test tools (pytest, schemathesis, Playwright, aiosmtpd) come with
+# `make test` (or `make venv`), not with `make run`.
+# uv (a wheel from PyPI) installs the same pins as pip in a fraction of the time: it downloads in
+# parallel and, like `--no-compile`, leaves byte-compilation to the first import.
+UV_VERSION := 0.13.9
+UV := $(VENV)/bin/uv pip install -q --python $(PY)
+
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ".[test]"
+	test -x $(VENV)/bin/uv || $(PY) -m pip install -q --no-compile uv==$(UV_VERSION)
+	$(UV) -e .
 	touch $@
 
-venv: $(VENV)/.installed
+$(VENV)/.installed-test: $(VENV)/.installed
+	$(UV) -e ".[test]"
+	touch $@
 
-migrate: venv
+venv: $(VENV)/.installed-test
+
+migrate: $(VENV)/.installed
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py createcachetable
 

@@ -7,8 +7,9 @@ provider and zero delays in under 3 minutes, on PostgreSQL and on SQLite.
 Each profile runs on its own fresh deployment (``tests.live_server.server_environment``) in a
 child process of this script. The child adds ``--keywords`` keywords of one niche (five topics of
 bench/ai_local.py) to a site, keeps every other setting at its default (1,500-word articles,
-4 images of 1024x1024 per article, 3 ideas per cluster, stage batch sizes) but the delays (0) and
-the stages' budget shares (all in stage 1's, which cuts no stage), starts a
+4 images of 1024x1024 per article, 3 ideas per cluster, stage batch sizes) but the delays (0),
+the stages' budget shares (all in stage 1's, which cuts no stage) and stage 4's per-run limit (none,
+where the default writes three articles a run), starts a
 run and runs its ``automation.run`` job in-process as a worker does (``jobs.services.execute``).
 
 Reported: wall time of the run, items per stage, credits, and the engine's overhead: the run's

@@ -6,7 +6,9 @@
 Each part runs on its own fresh deployment (``tests.live_server.server_environment``) in a child
 process of this script, so that both profiles can be measured in one run:
 
-1. Ledger, on PostgreSQL: p50/p95 of one ``reserve`` + ``settle`` pair (sequential), then
+1. Ledger, on PostgreSQL: p50/p95 of one ``reserve`` + ``settle`` pair (sequential), against the
+   very statements of one pair replayed on the same connection in the same transactions, in
+   alternating blocks (``pair_over_replay``: issue 20 asks for at most 3), then
    ``--reservations`` reservations of 1 credit from ``--threads`` threads at once against an
    account holding half as many credits: exactly half succeed, nothing is lost, the balance never
    goes negative (checked from the rows: balance = sum of transactions, reserved = held).
@@ -54,6 +56,49 @@ def _setup_django():
     django.setup()
 
 
+def _recorded_statements(connection, work) -> list[tuple[int | None, str, tuple]]:
+    """The SQL ``work`` sends, each statement with the transaction it ran in (None: autocommit)."""
+    statements = []
+    transactions = iter(range(1_000_000))
+    current = {"block": None, "id": None}
+
+    def record(execute, sql, params, many, context):
+        block = connection.atomic_blocks[0] if connection.atomic_blocks else None
+        if block is not current["block"]:
+            current.update(block=block, id=None if block is None else next(transactions))
+        statements.append((current["id"], sql, tuple(params or ())))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(record):
+        work()
+    return statements
+
+
+def _replayed(connection, statements, times: int) -> list[float]:
+    """Seconds per replay of ``statements`` on Django's own connection, with the same transactions
+    (BEGIN ... COMMIT around each group): the database's share of one pair, without Python."""
+    timings = []
+    raw = connection.connection
+    raw.autocommit = False  # Django's connection autocommits; the groups need their transactions
+    with raw.cursor() as cursor:
+        for _ in range(times):
+            started = time.perf_counter()
+            open_transaction = None
+            for transaction_id, sql, params in statements:
+                if transaction_id != open_transaction:
+                    if open_transaction is not None:
+                        raw.commit()
+                    open_transaction = transaction_id
+                cursor.execute(sql, params)
+                if transaction_id is None:
+                    raw.commit()
+            if open_transaction is not None:
+                raw.commit()
+            timings.append(time.perf_counter() - started)
+    raw.autocommit = True
+    return timings
+
+
 def inner_ledger(args) -> dict:
     _setup_django()
     from concurrent.futures import ThreadPoolExecutor
@@ -67,12 +112,19 @@ def inner_ledger(args) -> dict:
     from inkwell.tenancy.services import account_register
 
     account = account_register(email="bench-ledger@example.com", password="bench-password-1").account
-    services.grant(account, args.pairs * 2)
-    timings = []
-    for _ in range(args.pairs):
-        started = time.perf_counter()
+    services.grant(account, args.pairs * 4)
+
+    def pair():
         services.settle(services.reserve(account, "clustering", 1))
-        timings.append(time.perf_counter() - started)
+
+    statements = _recorded_statements(connection, pair)
+    timings, replays = [], []
+    for block in range(10):  # the pairs and their replays alternate, so both sample the same moments
+        for _ in range(args.pairs // 10):
+            started = time.perf_counter()
+            pair()
+            timings.append(time.perf_counter() - started)
+        replays += _replayed(connection, statements, args.pairs // 10)
 
     racer = account_register(email="bench-race@example.com", password="bench-password-1").account
     ledger = CreditLedger.objects.for_account(racer).get()
@@ -97,6 +149,8 @@ def inner_ledger(args) -> dict:
     transactions = CreditTransaction.objects.for_account(racer).aggregate(total=Sum("amount"))["total"]
     return {
         "reserve_settle_pair": percentiles(timings),
+        "same_statements_replayed": {**percentiles(replays), "statements": len(statements)},
+        "pair_over_replay": round(statistics.median(timings) / statistics.median(replays), 2),
         "race": {
             "reservations": args.reservations,
             "threads": args.threads,

@@ -34,7 +34,12 @@ NAT64_PREFIX = ipaddress.ip_network("64:ff9b::/96")
 
 
 class AddressNotAllowed(ValueError):
-    """The URL is not an http(s) URL, or its host is (or resolves to) an address not allowed."""
+    """The URL is not an http(s) URL, or its host is (or resolves to) an address not allowed.
+    ``private``: refused only because it is private or loopback, which the operator may allow."""
+
+    def __init__(self, message: str, *, private: bool = False):
+        super().__init__(message)
+        self.private = private
 
 
 def _effective(address: IPAddress) -> IPAddress:
@@ -77,7 +82,7 @@ def check_address(address: IPAddress, *, allow_private: bool) -> None:
         raise AddressNotAllowed(f"The address {address} is not allowed")
     private = effective.is_private or effective.is_loopback or not effective.is_global
     if private and not allow_private:
-        raise AddressNotAllowed(f"The private or loopback address {address} is not allowed")
+        raise AddressNotAllowed(f"The private or loopback address {address} is not allowed", private=True)
 
 
 def check_addresses(addresses: Iterable[IPAddress], *, allow_private: bool) -> None:

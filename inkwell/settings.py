@@ -31,6 +31,11 @@ def env_int(name: str, default: int) -> int:
     return default if value is None or value == "" else int(value)
 
 
+def env_float(name: str, default: float) -> float:
+    value = os.environ.get(name)
+    return default if value is None or value == "" else float(value)
+
+
 def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in env_str(name, default).split(",") if item.strip()]
 
@@ -96,6 +101,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "inkwell.api.middleware.TrailingSlashForWritesMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -148,7 +154,8 @@ REDIS_URL = env_str("REDIS_URL")
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Django's Redis cache, reusing its redis-py client (inkwell.api.cache).
+            "BACKEND": "inkwell.api.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "inkwell"),
         }
@@ -262,6 +269,11 @@ INKWELL_JWT = {
     "ACCESS_TTL_SECONDS": env_int("JWT_ACCESS_TTL_SECONDS", 15 * 60),
     "REFRESH_TTL_SECONDS": env_int("JWT_REFRESH_TTL_SECONDS", 7 * 24 * 3600),
 }
+# How long an authenticated user's principal (user, account, plan, role) and the account's module
+# switches may be served from the cache; every change to them forgets them sooner
+# (inkwell.tenancy.principal). 0 turns this off: the default of the embedded profile, whose cache
+# is a database table and would cost more queries than it saves.
+INKWELL_PRINCIPAL_CACHE_SECONDS = env_int("PRINCIPAL_CACHE_SECONDS", 300 if REDIS_URL else 0)
 INKWELL_DEFAULT_PLAN = env_str("INKWELL_DEFAULT_PLAN", "free")
 # Credits granted at sign-up; empty means the default plan's own signup_credits.
 INKWELL_SIGNUP_CREDITS = int(env_str("INKWELL_SIGNUP_CREDITS")) if env_str("INKWELL_SIGNUP_CREDITS") else None
@@ -384,6 +396,17 @@ INKWELL_AI = {
     # May an account point its provider at a loopback or private-network address (a local Ollama)?
     # Multi-tenant deployments set it false; link-local addresses are refused either way.
     "ALLOW_PRIVATE_ENDPOINTS": env_bool("AI_ALLOW_PRIVATE_ENDPOINTS", True),
+    # An embeddings model of the endpoint (e.g. text-embedding-3-small): when set, the openai
+    # provider clusters keywords by its vectors, cut at EMBEDDING_CLUSTER_SIMILARITY.
+    "EMBEDDING_MODEL": env_str("AI_EMBEDDING_MODEL"),
+    "EMBEDDING_CLUSTER_SIMILARITY": env_float("AI_EMBEDDING_CLUSTER_SIMILARITY", 0.5),
+    # Meaning (#19, README "Meaning, offline"): cosine similarities of WordLlama vectors, 0..1.
+    # Keywords cluster together while their mean similarity is at least this.
+    "CLUSTER_SIMILARITY": env_float("AI_CLUSTER_SIMILARITY", 0.325),
+    # An idea, task or content at least this close to another of the site's is reported in `overlaps`.
+    "OVERLAP_SIMILARITY": env_float("AI_OVERLAP_SIMILARITY", 0.7),
+    # The linker's `suggest` mode proposes a target for a paragraph at least this close to it.
+    "LINK_SUGGEST_SIMILARITY": env_float("AI_LINK_SUGGEST_SIMILARITY", 0.35),
 }
 # CMS integrations (inkwell.cms, inkwell.integration, inkwell.publishing).
 INKWELL_CMS = {

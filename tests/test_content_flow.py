@@ -19,6 +19,7 @@ from inkwell.billing import services as billing
 from inkwell.billing.models import CreditLedger
 from inkwell.billing.services import cost_of
 from inkwell.billing.tests.ledger import assert_ledger_consistent
+from inkwell.integration.models import SiteIntegration
 from inkwell.jobs.models import Job
 from inkwell.keywords.models import SeedKeyword
 from inkwell.keywords.stats import refresh_library_stats
@@ -171,6 +172,10 @@ def test_the_whole_workflow_through_the_api(account_with_library, provider, as_u
     assert notified(account, "content_ready_review") == 1
     assert client.post(f"{url}update_content/", {"status": "approved"}, format="json").json()["data"]["status"] == "approved"
     when = (timezone.now() + timedelta(days=2)).replace(microsecond=0)
+    # The editorial gate: scheduling needs an active CMS integration, which the site gets now.
+    refused = client.post(f"{url}schedule/", {"scheduled_publish_at": when.isoformat()}, format="json")
+    assert refused.status_code == 409 and list(refused.json()["errors"]) == ["site"]
+    SiteIntegration.objects.create(account=account, site=site, base_url="https://cms.example.com", username="editor", app_password="app password", webhook_secret="s" * 32)
     scheduled = client.post(f"{url}schedule/", {"scheduled_publish_at": when.isoformat()}, format="json").json()["data"]
     assert scheduled["content_id"] == content.pk and scheduled["site_status"] == "scheduled"
     assert parse_datetime(scheduled["scheduled_publish_at"]) == when

@@ -68,8 +68,17 @@ def _victim_object(route: Route, victim, marker: str):
     return factory(victim, marker)
 
 
+# Routes that need the caller's site in the query (every automation GET names its site): the
+# requester names one of its own sites, so what is checked is the object, not the site.
+SITE_QUERY_ROUTES = {"automation-run-list", "automation-run-detail"}
+
+
+def _query(route: Route, tenant) -> dict:
+    return {"site_id": tenant.site.pk} if route.name in SITE_QUERY_ROUTES else {}
+
+
 # Path parameters that are names, not ids: any valid one will do.
-NAMED_PATH_VALUES = {"prompt_type": "clustering"}
+NAMED_PATH_VALUES = {"prompt_type": "clustering", "key": "content_generation"}
 
 
 def _path_values(victim, obj=None) -> dict:
@@ -107,10 +116,11 @@ def test_another_accounts_object_is_not_found_on_every_method(route, victim, att
     marker = f"victim-{uuid.uuid4().hex[:10]}"
     obj = _victim_object(route, victim, marker)
     before = model_to_dict(obj)
-    _, client = attacker
+    attacking, client = attacker
     url = _url(route, _path_values(victim, obj))
     for method in route.methods:
-        response = getattr(client, method)(url, {}, format="json")
+        data = _query(route, attacking) if method == "get" else {}
+        response = getattr(client, method)(url, data, format="json")
         assert response.status_code == 404, f"{method.upper()} {url} answered {response.status_code} to another account"
         assert response.json()["code"] == "not_found"
     obj.refresh_from_db()
@@ -122,14 +132,14 @@ def test_another_accounts_object_is_not_found_on_every_method(route, victim, att
 def test_another_accounts_objects_never_appear_in_lists(route, victim, attacker, as_user):
     marker = f"victim-{uuid.uuid4().hex[:10]}"
     obj = _victim_object(route, victim, marker)
-    _, client = attacker
+    attacking, client = attacker
     url = _url(route, _path_values(victim))
-    response = client.get(url, {"page_size": 100})
+    response = client.get(url, {"page_size": 100, **_query(route, attacking)})
     assert response.status_code == 200
     assert obj.pk not in [item["id"] for item in response.json()["results"]]
     assert marker not in response.content.decode()
     # The same list, asked by the victim, does show the object: the check above is not vacuous.
-    own = as_user(victim.owner).get(url, {"page_size": 100})
+    own = as_user(victim.owner).get(url, {"page_size": 100, **_query(route, victim)})
     assert obj.pk in [item["id"] for item in own.json()["results"]]
 
 

@@ -39,6 +39,12 @@ def signed_delivery(api_client, *, api_key: str, secret: str, payload: dict):
     )
 
 
+def approve(client, content) -> None:
+    for status in ("review", "approved"):
+        moved = client.post(f"/api/v1/writer/content/{content.pk}/update_content/", {"status": status}, format="json")
+        assert moved.status_code == 200, moved.json()
+
+
 @pytest.fixture
 def wp(wordpress) -> httpx2.Client:
     with wordpress.client() as client:
@@ -73,10 +79,22 @@ def test_a_site_connects_syncs_publishes_schedules_and_hears_back_from_wordpress
     synced_tag = Taxonomy.objects.for_account(tenant.account).get(external_id=str(tag["id"]))
     assert (synced_category.taxonomy_type, synced_tag.taxonomy_type) == ("category", "tag")
 
-    # Publish now, with both terms and a featured image, and read the post back from WordPress.
+    # The editorial gate: a draft is refused on every path and nothing reaches WordPress.
     content = make_content(tenant, title=f"Tomatoes on a balcony {marker}", html="<p>Sun and water.</p><h2>Soil</h2><p>Loose.</p>")
     content.taxonomies.set([synced_category, synced_tag])
     add_image(content, image_type=ImageType.FEATURED, alt_text="Ripe tomatoes")
+    for refused in (
+        owner.post(f"/api/v1/writer/content/{content.pk}/publish_to_cms/"),
+        owner.post("/api/v1/publisher/publish/", {"content_id": content.pk}, format="json"),
+        owner.post(f"/api/v1/writer/content/{content.pk}/schedule/", {"scheduled_publish_at": (timezone.now() + timedelta(minutes=1)).isoformat()}, format="json"),
+    ):
+        assert refused.status_code == 409 and refused.json()["code"] == "state_conflict", refused.json()
+    assert wp.get("/wp/v2/posts", params={"search": marker, "status": "any", "context": "edit"}).json() == []
+    content.refresh_from_db()
+    assert (content.status, content.site_status) == ("draft", SiteStatus.NOT_PUBLISHED)
+
+    # Approved through the workflow, published now with both terms and a featured image, and read back from WordPress.
+    approve(owner, content)
     published = owner.post(f"/api/v1/writer/content/{content.pk}/publish_to_cms/")
     assert published.status_code == 200, published.json()
     status = published.json()["data"]
@@ -91,6 +109,7 @@ def test_a_site_connects_syncs_publishes_schedules_and_hears_back_from_wordpress
 
     # Scheduled a minute ahead: nothing happens before its time, the scheduler publishes it then.
     later = make_content(tenant, title=f"Watering schedule {marker}", html="<p>Morning, deeply.</p>")
+    approve(owner, later)
     when = timezone.now() + timedelta(minutes=1)
     scheduled = owner.post(f"/api/v1/writer/content/{later.pk}/schedule/", {"scheduled_publish_at": when.isoformat()}, format="json")
     assert scheduled.status_code == 200
@@ -100,6 +119,19 @@ def test_a_site_connects_syncs_publishes_schedules_and_hears_back_from_wordpress
     later.refresh_from_db()
     assert later.site_status == SiteStatus.PUBLISHED
     assert wp.get(f"/wp/v2/posts/{later.external_id}", params={"context": "edit"}).json()["status"] == "publish"
+
+    # Scheduled, then sent back to review before its time: at its time it is unscheduled, not published, and the team is told.
+    withdrawn = make_content(tenant, title=f"Pruning {marker}", html="<p>Pinch the side shoots.</p>")
+    approve(owner, withdrawn)
+    scheduled = owner.post(f"/api/v1/writer/content/{withdrawn.pk}/schedule/", {"scheduled_publish_at": when.isoformat()}, format="json")
+    assert scheduled.status_code == 200
+    assert owner.post(f"/api/v1/writer/content/{withdrawn.pk}/update_content/", {"status": "review"}, format="json").status_code == 200
+    assert publish_due(now=due_at + timedelta(seconds=1)) == 0
+    withdrawn.refresh_from_db()
+    assert (withdrawn.site_status, withdrawn.scheduled_publish_at, withdrawn.external_id) == (SiteStatus.NOT_PUBLISHED, None, "")
+    assert wp.get("/wp/v2/posts", params={"search": f"Pruning {marker}", "status": "any", "context": "edit"}).json() == []
+    notices = owner.get("/api/v1/notifications/", {"notification_type": "content_publish_failed"}).json()["results"]
+    assert any(withdrawn.title in notice["message"] and "not approved" in notice["message"] for notice in notices)
 
     # Changed on WordPress, then trashed: the signed webhook brings both home.
     api_key = owner.post("/api/v1/auth/api-keys/", {"name": "WordPress webhook", "site_id": tenant.site.pk}, format="json").json()["data"]["key"]
@@ -121,3 +153,26 @@ def test_a_site_connects_syncs_publishes_schedules_and_hears_back_from_wordpress
     content.refresh_from_db()
     assert content.site_status == SiteStatus.NOT_PUBLISHED
     assert Content.objects.for_account(tenant.account).get(pk=later.pk).site_status == SiteStatus.PUBLISHED
+
+
+def test_a_publish_wordpress_refuses_answers_502_with_its_reason_and_no_retry(tenant, as_user, wordpress, wp, allow_private_cms):
+    owner = as_user(tenant.owner)
+    created = owner.post(
+        "/api/v1/integration/",
+        {"site_id": tenant.site.pk, "platform": "wordpress", "base_url": wordpress.url, "username": wordpress.user, "app_password": "abcd efgh ijkl mnop qrst uvwx"},
+        format="json",
+    )
+    assert created.status_code == 201, created.json()
+    content = make_content(tenant, title=f"Refused {uuid.uuid4().hex[:8]}", html="<p>Nothing.</p>")
+    approve(owner, content)
+
+    response = owner.post("/api/v1/publisher/publish/", {"content_id": content.pk}, format="json")
+
+    assert response.status_code == 502, response.json()
+    body = response.json()
+    # WordPress treats a wrong application password as no credentials: it refuses the request with its own reason.
+    assert body["success"] is False and body["code"] in {"cms_auth_failed", "cms_rejected", "cms_forbidden"}, body
+    assert body["errors"] == {"next_retry_at": [], "attempts_left": ["0"]}
+    status = owner.get("/api/v1/publisher/publish/status/", {"content_id": content.pk}).json()["data"]
+    assert status["site_status"] == "failed" and status["last_record"]["error_code"] == body["code"]
+    assert status["last_record"]["error"] == body["error"]

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 
 from inkwell.ai.types import ArticleDraft, ContentAnalysis
+from inkwell.api.text import counted
 
 META_TITLE_MAX = 60
 META_TITLE_MIN = 30
@@ -249,7 +250,7 @@ class _Measured:
     def _length(self) -> float:
         if self.word_count >= MIN_WORDS:
             return 10
-        self.issues.append(f"The text has {self.word_count} words; aim for at least {MIN_WORDS}")
+        self.issues.append(f"The text has {counted(self.word_count, 'word')}; aim for at least {MIN_WORDS}")
         return 10 * self.word_count / MIN_WORDS
 
     def _readability(self) -> float:
@@ -292,10 +293,10 @@ class _Measured:
             self.issues.append(f"{label} is missing")
             return 0
         if length > maximum:
-            self.issues.append(f"{label} is {length} characters; keep it to {maximum}")
+            self.issues.append(f"{label} is {counted(length, 'character')}; keep it to {maximum}")
             return 3
         if length < minimum:
-            self.issues.append(f"{label} is {length} characters; use at least {minimum}")
+            self.issues.append(f"{label} is {counted(length, 'character')}; use at least {minimum}")
             return 5
         return 10
 

@@ -33,6 +33,7 @@ class KeywordInput:
     keyword: str
     volume: int = 0
     difficulty: int = 0
+    country: str = ""  # ISO 3166-1 alpha-2: the same text from several countries is clustered as one entry
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ GENERAL_MESSAGES = {
     422: "Validation failed",
     429: "Rate limit exceeded",
     500: "Internal server error",
+    502: "The CMS did not publish the content",
 }
 
 DEFAULT_CODES = {
@@ -48,6 +49,7 @@ DEFAULT_CODES = {
     422: "validation_error",
     429: "rate_limited",
     500: "server_error",
+    502: "cms_error",
 }
 
 
@@ -104,8 +106,16 @@ class InsufficientCredits(ApiError):
     status_code = status.HTTP_402_PAYMENT_REQUIRED
     code = "insufficient_credits"
 
-    def __init__(self):
-        super().__init__({"credits": ["Insufficient credits"]})
+    def __init__(self, errors: dict[str, list[str]] | None = None):
+        super().__init__(errors or {"credits": ["Insufficient credits"]})
+
+
+class CMSPublishFailed(ApiError):
+    """A publish the CMS refused or could not be reached for (contract section 11): 502, ``code``
+    naming the cause, the CMS's reason as ``error``, the retry plan in ``errors``."""
+
+    status_code = status.HTTP_502_BAD_GATEWAY
+    code = "cms_error"
 
 
 class Gone(ApiError):

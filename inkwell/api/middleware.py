@@ -1,5 +1,7 @@
 import uuid
 
+from django.urls import Resolver404, resolve
+
 from inkwell.api.logging import current_request_id
 
 
@@ -10,6 +12,29 @@ def _valid_uuid(value: str | None) -> str | None:
         return str(uuid.UUID(value))
     except ValueError:
         return None
+
+
+class TrailingSlashForWritesMiddleware:
+    """A write (POST, PUT, PATCH, DELETE) to a path without its trailing slash reaches the route
+    with it. Django's APPEND_SLASH would answer a redirect with no body, which clients follow as
+    a GET, losing the write; GET and HEAD keep that redirect, which is harmless for them."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        path = request.path_info
+        if request.method not in ("GET", "HEAD") and not path.endswith("/") and not _resolves(path) and _resolves(f"{path}/"):
+            request.path_info, request.path = f"{path}/", f"{request.path}/"
+        return self.get_response(request)
+
+
+def _resolves(path: str) -> bool:
+    try:
+        resolve(path)
+    except Resolver404:
+        return False
+    return True
 
 
 class RequestIdMiddleware:

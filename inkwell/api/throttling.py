@@ -37,7 +37,7 @@ def _count_hit(key: str) -> int:
         # on every request. Django's Redis cache stores integers unpickled, so the counter stays
         # readable through the cache API.
         full_key = backend.make_and_validate_key(key)
-        pipeline = backend._cache.get_client(full_key, write=True).pipeline()
+        pipeline = backend._cache.get_client(full_key, write=True).pipeline(transaction=False)
         pipeline.set(full_key, 0, ex=WINDOW_SECONDS + 5, nx=True)
         pipeline.incr(full_key)
         return pipeline.execute()[1]

@@ -2,7 +2,10 @@
 
 from django.urls import include, path
 
+from inkwell.api.index import ApiIndexView
+
 urlpatterns = [
+    path("", ApiIndexView.as_view(), name="api-index"),
     path("auth/", include("inkwell.tenancy.urls")),
     path("auth/", include("inkwell.keywords.auth_urls")),
     path("", include("inkwell.keywords.urls")),

@@ -36,11 +36,12 @@ from django.utils import timezone
 from rest_framework.exceptions import APIException
 
 from inkwell.api.exceptions import InsufficientCredits
+from inkwell.api.text import counted, was
 from inkwell.automation import selectors
 from inkwell.automation.models import AutomationLog, AutomationRun, AutomationStageRun, LogLevel, RunStatus, StageStatus
 from inkwell.automation.signals import step_finished
 from inkwell.automation.stages import STAGES, Pipeline, Stage, Step, StepOptions
-from inkwell.billing.models import CreditLedger, CreditUsage
+from inkwell.billing.models import CreditUsage
 from inkwell.jobs.models import ACTIVE_JOB_STATUSES, Job, JobStatus
 from inkwell.jobs.services import JobCancelled, JobContext, execute
 from inkwell.notifications.models import NotificationType, Severity
@@ -84,11 +85,17 @@ def log(run: AutomationRun, level: str, event: str, message: str, *, stage: int 
     )
 
 
+RUN_EVENTS = {
+    RunStatus.COMPLETED: (NotificationType.AUTOMATION_RUN_COMPLETED, Severity.SUCCESS),
+    RunStatus.CANCELLED: (NotificationType.AUTOMATION_RUN_CANCELLED, Severity.WARNING),
+    RunStatus.FAILED: (NotificationType.AUTOMATION_RUN_FAILED, Severity.ERROR),
+}
+
+
 def announce_end(run: AutomationRun) -> None:
-    """The one notification of a run's end. The Events table has no automation event: the run's
-    product is content, so ``ai_content_complete`` tells a completed or cancelled run and
-    ``ai_content_failed`` a failed one."""
-    failed = run.status == RunStatus.FAILED
+    """The one notification of a run's end, its own event: ``automation_run_completed``,
+    ``automation_run_cancelled`` or ``automation_run_failed``."""
+    event, severity = RUN_EVENTS[run.status]
     messages = {
         RunStatus.COMPLETED: f"Automation run #{run.pk} finished",
         RunStatus.CANCELLED: f"Automation run #{run.pk} was cancelled",
@@ -96,10 +103,10 @@ def announce_end(run: AutomationRun) -> None:
     }
     notify(
         run.account,
-        NotificationType.AI_CONTENT_FAILED if failed else NotificationType.AI_CONTENT_COMPLETE,
+        event,
         title="Automation run ended",
-        message=f"{messages[run.status]}. {run.items_processed} items processed for {run.credits_used} credits.",
-        severity=Severity.ERROR if failed else Severity.SUCCESS if run.status == RunStatus.COMPLETED else Severity.WARNING,
+        message=f"{messages[run.status]}. {counted(run.items_processed, 'item')} {was(run.items_processed)} processed for {counted(run.credits_used, 'credit')}.",
+        severity=severity,
         action_label="View run",
         action_url=f"/automation/runs/{run.pk}",
         metadata={"count": run.items_processed, "credits": run.credits_used, "run_id": run.pk, "status": run.status},
@@ -143,6 +150,9 @@ class Engine:
             except Stop:
                 pass
         self.run.refresh_from_db()
+        if self.run.status == RunStatus.CANCELLED and self.run.job_id == self.job_id:
+            # The job of a cancelled run reads cancelled, not succeeded.
+            raise JobCancelled
         return {"run_id": self.run.pk, "status": self.run.status, "items_processed": self.run.items_processed, "credits_used": self.run.credits_used}
 
     def _check(self) -> None:
@@ -217,7 +227,7 @@ class Engine:
                     row,
                     StageStatus.BUDGET_REACHED,
                     LogLevel.WARNING,
-                    f"Stage {stage.number} stopped at its budget: the next batch costs {cost} credits, {row.budget - row.credits_used} are left",
+                    f"Stage {stage.number} stopped at its budget: the next batch costs {counted(cost, 'credit')}, {row.budget - row.credits_used} left",
                 )
                 return worked
             options = StepOptions(user=self.user, use_testing=config.use_testing, approvals_left=self._approvals_left(stage, pipeline))
@@ -235,7 +245,7 @@ class Engine:
             delay = pipeline.settings.delays.within_stage
             if delay and stage.pending(pipeline).exclude(pk__in=failed).exists():
                 self._sleep(delay)
-        summary = f"{row.processed} processed, {row.failed} failed, {row.credits_used} credits"
+        summary = f"{row.processed} processed, {row.failed} failed, {counted(row.credits_used, 'credit')}"
         self._finish_stage(row, StageStatus.COMPLETED, LogLevel.INFO, f"Stage {stage.number} completed: {summary}")
         return worked
 
@@ -252,7 +262,7 @@ class Engine:
                 row.pending_at_start = pending
                 row.status, row.started_at = StageStatus.RUNNING, timezone.now()
                 row.save(update_fields=["budget", "pending_at_start", "status", "started_at"])
-                started = f"Stage {stage.number} ({stage.name}) started: {pending} pending, budget {row.budget} credits"
+                started = f"Stage {stage.number} ({stage.name}) started: {pending} pending, budget {counted(row.budget, 'credit')}"
                 log(run, LogLevel.INFO, "stage_started", started, stage=stage.number)
             done = row.processed + row.failed
             total = done + (min(pending, config.per_run_limit - done) if config.per_run_limit else pending)
@@ -264,13 +274,12 @@ class Engine:
 
     def _rebase_budget(self, run: AutomationRun) -> None:
         """Once clustering made its clusters, the one count the estimate had to guess is known:
-        the run's budget becomes what it spent plus the exact estimate of the stages left (at most
-        what the account has available), so that a guess too low does not cut the run short."""
+        the run's budget becomes what it spent plus the exact estimate of the stages left, so that
+        a guess too low does not cut the run short (``selectors.estimate`` does the same). What
+        the account cannot pay for, each step's own credit hold refuses."""
         if not _stage_row(run, 1).processed:
             return
-        ledger = CreditLedger.objects.for_account(self.account).first()
-        rest = min(selectors.remaining_credits(self.site, from_stage=2), ledger.available if ledger else 0)
-        budget = run.credits_used + rest
+        budget = run.credits_used + selectors.remaining_credits(self.site, from_stage=2)
         if budget != run.budget:
             log(run, LogLevel.INFO, "budget_rebased", f"Clustering is done: the run's budget is now {budget} credits (estimated {run.budget})")
             run.budget = budget

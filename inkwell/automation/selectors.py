@@ -28,12 +28,6 @@ def _chunks(items: list, size: int) -> list[list]:
     return [items[start : start + size] for start in range(0, len(items), max(size, 1))]
 
 
-def _batch_sizes(count: int, size: int) -> list[int]:
-    """The sizes of the batches ``count`` items are taken in, ``size`` at a time."""
-    size = max(size, 1)
-    return [size] * (count // size) + ([count % size] if count % size else [])
-
-
 def _taken(count: int, per_run_limit: int) -> int:
     return min(count, per_run_limit) if per_run_limit else count
 
@@ -44,31 +38,38 @@ def _image_groups_cost(content_ids: list) -> int:
 
 
 def estimate(site: Site) -> dict:
-    """What a run started now would spend (``GET /automation/estimate/``): per stage its pending
-    items, the items it would process (its own pending ones and those the stages before it make,
-    within its per-run limit) and their credits, from the cost table.
+    """What a run started now does (``GET /automation/estimate/``): per stage its pending items,
+    the items it would process (its own pending ones and those the stages before it make, within
+    its per-run limit and its share of the run's budget) and their credits, from the cost table.
 
-    Exact wherever the settings determine the counts: ideas per cluster, one task per idea, one
-    article per task at its length, images per article. Not exact downstream of clustering, whose
-    number of clusters only the provider knows: a batch of keywords is assumed to make one
-    cluster per ``KEYWORDS_PER_CLUSTER``; those stages say ``"exact": false``.
+    The run's ``budget`` is what the whole pipeline would cost with no budget split; each stage
+    may spend its ``budget_pct`` share of it plus what earlier stages left, exactly as the engine
+    applies it, so a stage the split cuts short shows the items it really processes
+    (``budget_reached``). Exact wherever the settings determine the counts: ideas per cluster, one
+    task per idea, one article per task at its length, images per article. Not exact downstream of
+    clustering, whose number of clusters only the provider knows: a batch of keywords is assumed
+    to make one cluster per ``KEYWORDS_PER_CLUSTER``; those stages say ``"exact": false``.
     """
-    rows = _projection(Pipeline.of(site))
-    total = sum(row["credits"] for row in rows)
+    pipeline = Pipeline.of(site)
     ledger = CreditLedger.objects.for_account(site.account_id).first()
     available = ledger.available if ledger else 0
-    return {"estimated_credits": total, "current_balance": available, "sufficient": total <= available, "stages": rows}
+    budget = sum(row["credits"] for row in _projection(pipeline))
+    rows = _projection(pipeline, budget=budget)
+    total = sum(row["credits"] for row in rows)
+    return {"estimated_credits": total, "current_balance": available, "sufficient": total <= available, "budget": budget, "stages": rows}
 
 
 def remaining_credits(site: Site, *, from_stage: int) -> int:
-    """What the stages from ``from_stage`` on would spend, the earlier ones making nothing more:
-    the engine's exact estimate of the rest of a run once clustering is done."""
+    """What the stages from ``from_stage`` on would spend with no budget split, the earlier ones
+    making nothing more: the engine's budget of the rest of a run once clustering is done."""
     return sum(row["credits"] for row in _projection(Pipeline.of(site), first_stage=from_stage))
 
 
-def _projection(pipeline: Pipeline, first_stage: int = 1) -> list[dict]:
-    """The estimate's rows; stages before ``first_stage`` process nothing."""
-    rows, exact = [], True
+def _projection(pipeline: Pipeline, first_stage: int = 1, *, budget: int | None = None, new_clusters: int = 0) -> list[dict]:
+    """The estimate's rows, the run simulated stage by stage as the engine processes it; stages
+    before ``first_stage`` process nothing. ``budget``: the run's budget, split by the stages'
+    ``budget_pct`` (None: no split). ``new_clusters``: clusters made before ``first_stage``."""
+    rows, exact, spent = [], True, 0
 
     def config(number: int):
         return pipeline.settings.stage(number)
@@ -76,7 +77,7 @@ def _projection(pipeline: Pipeline, first_stage: int = 1) -> list[dict]:
     def runs(number: int) -> bool:
         return number >= first_stage and config(number).enabled
 
-    def stage_row(number: int, pending: int, items: int, credits: int) -> None:
+    def stage_row(number: int, pending: int, items: int, credits: int, cut: bool) -> None:
         rows.append(
             {
                 "number": number,
@@ -85,52 +86,73 @@ def _projection(pipeline: Pipeline, first_stage: int = 1) -> list[dict]:
                 "pending": pending,
                 "projected_items": items,
                 "credits": credits,
+                "budget_reached": cut,
                 "exact": exact,
             }
         )
 
-    def batches(number: int, count: int) -> list[int]:
-        """The batch sizes a stage processes ``count`` items in (none when it does not run)."""
+    def process(number: int, items: list, batch_cost) -> tuple[list, int, bool]:
+        """The items the stage processes (a prefix, in whole batches), their credits, and whether
+        its budget stopped it: ``engine.Engine._stage``'s loop."""
+        nonlocal spent
+        if not runs(number):
+            return [], 0, False
         settings = config(number)
-        return _batch_sizes(_taken(count, settings.per_run_limit), settings.batch_size) if runs(number) else []
+        items = items[: _taken(len(items), settings.per_run_limit)]
+        shares = sum(config(stage).budget_pct for stage in range(1, number + 1))
+        limit = None if budget is None else max(0, budget * shares // 100 - spent)
+        taken, credits = [], 0
+        for batch in _chunks(items, settings.batch_size):
+            cost = batch_cost(batch)
+            if limit is not None and credits + cost > limit:
+                spent += credits
+                return taken, credits, True
+            taken, credits = taken + batch, credits + cost
+        spent += credits
+        return taken, credits, False
 
     # 1 keywords → clusters
     pending = STAGES[1].pending(pipeline).count()
-    sizes = batches(1, pending)
-    stage_row(1, pending, sum(sizes), sum(cost_of("clustering", size) for size in sizes))
-    made = sum(-(-size // KEYWORDS_PER_CLUSTER) for size in sizes)
+    taken, credits, cut = process(1, [None] * pending, lambda batch: cost_of("clustering", len(batch)))
+    stage_row(1, pending, len(taken), credits, cut)
+    made = sum(-(-len(batch) // KEYWORDS_PER_CLUSTER) for batch in _chunks(taken, config(1).batch_size))
     exact = not made
+    if budget is not None and taken and runs(2):
+        # The engine's rebase once clustering is done: what it spent plus the rest with no split.
+        budget = spent + sum(row["credits"] for row in _projection(pipeline, first_stage=2, new_clusters=made))
+    made += new_clusters
 
     # 2 clusters → ideas
     pending = STAGES[2].pending(pipeline).count()
-    sizes = batches(2, pending + made)
-    stage_row(2, pending, sum(sizes), sum(cost_of("idea_generation", size) for size in sizes))
-    made = sum(sizes) * pipeline.ideas_per_cluster
+    taken, credits, cut = process(2, [None] * (pending + made), lambda batch: cost_of("idea_generation", len(batch)))
+    stage_row(2, pending, len(taken), credits, cut)
+    made = len(taken) * pipeline.ideas_per_cluster
 
     # 3 ideas → tasks (free)
     pending = STAGES[3].pending(pipeline).count()
-    made = sum(batches(3, pending + made))
-    stage_row(3, pending, made, 0)
+    taken, credits, cut = process(3, [None] * (pending + made), lambda batch: 0)
+    stage_row(3, pending, len(taken), credits, cut)
+    made = len(taken)
 
     # 4 tasks → content: the queued tasks at their own length, the new ones at the account's.
     lengths = list(STAGES[4].pending(pipeline).values_list("word_count", flat=True))
     pending = len(lengths)
     lengths += [pipeline.article_length] * made
-    made = sum(batches(4, len(lengths)))
-    stage_row(4, pending, made, sum(cost_of("content_generation", length) for length in lengths[:made]))
+    taken, credits, cut = process(4, lengths, lambda batch: sum(cost_of("content_generation", length) for length in batch))
+    stage_row(4, pending, len(taken), credits, cut)
+    new_contents = len(taken)
 
     # 5 content → image prompts (none when articles get no images)
     pending = STAGES[5].pending(pipeline).count()
-    new_contents = made
-    prompted = sum(batches(5, pending + made)) if pipeline.images_per_content else 0
-    stage_row(5, pending, prompted, prompted * cost_of(writer_images.PROMPT_EXTRACTION, 1))
+    contents = list(range(pending + new_contents)) if pipeline.images_per_content else []
+    prompted, credits, cut = process(5, contents, lambda batch: len(batch) * cost_of(writer_images.PROMPT_EXTRACTION, 1))
+    stage_row(5, pending, len(prompted), credits, cut)
 
     # 6 image prompts → images: each image is known by its content, to cost a batch by content.
     existing = list(STAGES[6].pending(pipeline).values_list("content_id", flat=True))
-    queue = existing + [("new", index) for index in range(prompted) for _ in range(pipeline.images_per_content)]
-    settings = config(6)
-    taken = queue[: _taken(len(queue), settings.per_run_limit)] if runs(6) else []
-    stage_row(6, len(existing), len(taken), sum(_image_groups_cost(chunk) for chunk in _chunks(taken, settings.batch_size)))
+    queue = existing + [("new", content) for content in prompted for _ in range(pipeline.images_per_content)]
+    taken, credits, cut = process(6, queue, _image_groups_cost)
+    stage_row(6, len(existing), len(taken), credits, cut)
     # Content whose every image gets made becomes reviewable; without images, every new draft does.
     if pipeline.images_per_content:
         left = set(queue[len(taken) :])
@@ -140,7 +162,8 @@ def _projection(pipeline: Pipeline, first_stage: int = 1) -> list[dict]:
 
     # 7 review gate (free)
     pending = STAGES[7].pending(pipeline).count()
-    stage_row(7, pending, sum(batches(7, pending + reviewable)), 0)
+    taken, credits, cut = process(7, [None] * (pending + reviewable), lambda batch: 0)
+    stage_row(7, pending, len(taken), credits, cut)
     return rows
 
 

@@ -63,12 +63,12 @@ class SiteQuerySerializer(serializers.Serializer):
 
 
 class RunListQuerySerializer(serializers.Serializer):
-    site_id = QuerySiteField(source="site", required=False, help_text="Only this site's runs (another account's site: 404).")
+    site_id = QuerySiteField(source="site", help_text="The site whose runs are listed (another account's site: 404).")
     status = serializers.ChoiceField(choices=RunStatus.choices, required=False, error_messages={"invalid_choice": "Invalid status value"})
 
 
 class RunDetailQuerySerializer(serializers.Serializer):
-    site_id = QuerySiteField(source="site", required=False, help_text="The run's site, to check it (another site: 404).")
+    site_id = QuerySiteField(source="site", help_text="The run's site (a run of another site: 404).")
 
 
 class LogQuerySerializer(SiteQuerySerializer):
@@ -152,7 +152,7 @@ class StageRunSerializer(serializers.ModelSerializer):
     processed = serializers.IntegerField()
     failed = serializers.IntegerField()
     credits_used = serializers.IntegerField()
-    budget = serializers.IntegerField(help_text="Credits the stage may spend: its budget_pct of the run's budget.")
+    budget = serializers.IntegerField(help_text="Credits the stage may spend: its budget_pct of the run's budget plus what earlier stages left.")
 
     class Meta:
         model = AutomationStageRun
@@ -175,7 +175,7 @@ class RunWithStagesSerializer(RunSerializer):
     """A run with how it was started, its credit budget and its stages so far."""
 
     trigger = serializers.ChoiceField(choices=RunTrigger.choices, help_text="manual or scheduled.")
-    budget = serializers.IntegerField(help_text="Credits the run may spend: its estimate when it started.")
+    budget = serializers.IntegerField(help_text="The run's budget, which the stages' budget_pct split: the estimate's budget when it started.")
     stages = StageRunSerializer(many=True, help_text="The stages begun so far, in order.")
 
     class Meta(RunSerializer.Meta):
@@ -252,13 +252,17 @@ class EstimateStageSerializer(serializers.Serializer):
     name = serializers.CharField()
     enabled = serializers.BooleanField()
     pending = serializers.IntegerField(help_text="Items waiting for the stage now.")
-    projected_items = serializers.IntegerField(help_text="Items a run would process: pending ones and those earlier stages make, within the per-run limit.")
-    credits = serializers.IntegerField()
+    projected_items = serializers.IntegerField(
+        help_text="Items a run would process: pending ones and those earlier stages make, within the per-run limit and the stage's budget share."
+    )
+    credits = serializers.IntegerField(help_text="What the stage spends on them.")
+    budget_reached = serializers.BooleanField(help_text="The stage's budget_pct share stops it before its items are done (the rest waits for a later run).")
     exact = serializers.BooleanField(help_text="False downstream of clustering, whose number of clusters only the provider knows.")
 
 
 class EstimateSerializer(serializers.Serializer):
-    estimated_credits = serializers.IntegerField()
+    estimated_credits = serializers.IntegerField(help_text="What the run spends: the sum of the stages' credits.")
     current_balance = serializers.IntegerField(help_text="Credits available now.")
     sufficient = serializers.BooleanField(help_text="The balance covers the estimate; run_now answers 402 otherwise.")
+    budget = serializers.IntegerField(help_text="The run's budget, which the stages' budget_pct split: what every stage would cost with no split.")
     stages = EstimateStageSerializer(many=True)

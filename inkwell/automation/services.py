@@ -23,6 +23,7 @@ from inkwell.automation.jobs import RUN_JOB
 from inkwell.automation.models import ACTIVE_RUN_STATUSES, AutomationRun, AutomationStageRun, LogLevel, RunStatus, RunTrigger
 from inkwell.automation.stages import STAGES
 from inkwell.jobs.models import Job, JobStatus
+from inkwell.publishing.site_settings import STAGE_LIMIT_FIELDS
 from inkwell.jobs.services import cancel_job, start_job
 from inkwell.tenancy.models import Site, User
 
@@ -37,18 +38,29 @@ CANNOT = {
 
 def start_run(*, site: Site, user: User | None, trigger: str = RunTrigger.MANUAL) -> AutomationRun:
     """Starts a run of the site's pipeline (job ``automation.run``, enqueued on commit) whose budget
-    is the estimate of what it will spend: 402 when the account's available credits cannot cover
-    that estimate, 409 while another run of the site is active."""
+    is the estimate's: 402 when the account's available credits cannot cover what the estimate
+    says it spends (with the credits needed and available, and the limits that shrink it), 409
+    while another run of the site is active."""
     runs = AutomationRun.objects.for_account(site.account_id)
     if runs.filter(site=site, status__in=ACTIVE_RUN_STATUSES).exists():
         raise StateConflict({"site_id": [RUN_ACTIVE]})
     quote = selectors.estimate(site)
     if not quote["sufficient"]:
-        raise InsufficientCredits()
+        raise InsufficientCredits(
+            {
+                "credits": [
+                    f"This run needs {quote['estimated_credits']} credits and {quote['current_balance']} are available. "
+                    f"Lower the per-run limits ({', '.join(STAGE_LIMIT_FIELDS.values())}) with PUT /api/v1/automation/update_config/ "
+                    "to shrink the run, or add credits"
+                ],
+                "needed": [str(quote["estimated_credits"])],
+                "available": [str(quote["current_balance"])],
+            }
+        )
     shares = {row["number"]: row for row in quote["stages"]}
     try:
         with transaction.atomic():
-            run = runs.create(account_id=site.account_id, site=site, trigger=trigger, created_by=user, budget=quote["estimated_credits"])
+            run = runs.create(account_id=site.account_id, site=site, trigger=trigger, created_by=user, budget=quote["budget"])
             AutomationStageRun.objects.bulk_create(
                 AutomationStageRun(account_id=site.account_id, run=run, stage=number, pending_at_start=shares[number]["pending"]) for number in STAGES
             )

@@ -4,7 +4,7 @@ Every endpoint names its site with ``?site_id=`` (``inkwell.automation.serialize
 account's site is a 404, a site an editor or viewer was not granted a 403); pause, resume and
 cancel also take ``site_id`` and ``run_id`` in the body. Every member reads; owners, admins and
 editors configure and control runs (viewers: 403). ``/automation/runs/`` is the account's list
-of runs, narrowed by ``?site_id=`` when given.
+of runs of the site ``?site_id=`` names.
 """
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -63,13 +63,25 @@ class UpdateConfigView(_ConfigView):
         request=s.AutomationConfigUpdateSerializer,
         responses={200: s.AutomationConfigResourceSerializer, 422: BUDGET_OVER_100},
     )
-    def put(self, request):
-        """Replaces the ``automation_config`` fields (every one is required; ``next_run_at`` is
-        ignored). The delays and ``stage_configs`` entries are optional and change what they name;
-        the seven ``budget_pct`` may add up to at most 100 (422). Answers the new configuration."""
+    def put(self, request, partial: bool = False):
+        """Replaces the ``automation_config`` fields (every one is required). What ``GET
+        /automation/config/`` answers may be sent back unchanged: ``next_run_at`` (read only) is
+        ignored, ``stage_configs`` entries that agree with the flat fields are accepted. The delays
+        and ``stage_configs`` entries are optional and change what they name; the seven
+        ``budget_pct`` may add up to at most 100 (422). Answers the new configuration."""
         site = validated_query(s.SiteQuerySerializer, request)["site"]
-        site_settings.automation_config_update(site=site, config=validated(s.AutomationConfigUpdateSerializer, request))
+        site_settings.automation_config_update(site=site, config=validated(s.AutomationConfigUpdateSerializer, request, partial=partial))
         return ok(s.AutomationConfigResourceSerializer(site_settings.automation_config(site)).data)
+
+    @extend_schema(
+        tags=["automation"],
+        parameters=[s.SiteQuerySerializer],
+        request=s.AutomationConfigUpdateSerializer(partial=True),
+        responses={200: s.AutomationConfigResourceSerializer, 422: BUDGET_OVER_100},
+    )
+    def patch(self, request):
+        """Changes the fields given, any subset of what PUT takes; the others stay."""
+        return self.put(request, partial=True)
 
 
 @extend_schema(tags=["automation"])
@@ -185,7 +197,8 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, AutomationVie
 
     @extend_schema(parameters=[s.RunListQuerySerializer], responses={200: s.RunSerializer(many=True)})
     def list(self, request):
-        """Paginated; ``site_id`` narrows it to one site (another account's site: 404), ``status`` to one status."""
+        """One site's runs (``site_id``, required like every automation GET; another account's site:
+        404), paginated; ``status`` narrows them to one status."""
         runs = filters.runs(self.get_queryset(), validated_query(s.RunListQuerySerializer, request))
         return self.get_paginated_response(self.get_serializer(self.paginate_queryset(runs), many=True).data)
 
@@ -195,6 +208,6 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, AutomationVie
         another site than ``site_id`` names, is a 404."""
         query = validated_query(s.RunDetailQuerySerializer, request)
         run = self.get_object()
-        if query.get("site") is not None and run.site_id != query["site"].pk:
+        if run.site_id != query["site"].pk:
             raise NotFound()
         return ok(self.get_serializer(run).data)

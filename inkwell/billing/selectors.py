@@ -37,6 +37,11 @@ def _charged(account: Account):
     return CreditUsage.objects.for_account(account).filter(refunded_at__isnull=True)
 
 
+def job_credits(job) -> int:
+    """What a job was charged in all, over every step and attempt (its refunded charges cost nothing)."""
+    return _charged(job.account_id).filter(job=job).aggregate(total=Coalesce(Sum("credits_used"), 0))["total"]
+
+
 def balance(account: Account) -> dict:
     ledger = _ledger(account)
     subscription = account.subscription

@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from inkwell.ai.types import TokenUsage
 from inkwell.api.exceptions import InsufficientCredits, StateConflict
+from inkwell.api.text import counted
 from inkwell.billing.models import (
     CreditLedger,
     CreditReservation,
@@ -133,7 +134,7 @@ def _alert_on_crossing(account_id: int, *, before: int, state: LedgerState) -> N
             Account.objects.get(pk=account_id),
             "credits_low",
             title="Credits are running low",
-            message=f"{after} credits left, less than {percent}% of your plan's {state.monthly_credits} monthly credits.",
+            message=f"{counted(after, 'credit')} left, less than {percent}% of your plan's {counted(state.monthly_credits, 'monthly credit')}.",
             severity="warning",
             action_label="View balance",
             action_url="/billing/balance/",

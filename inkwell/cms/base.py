@@ -70,6 +70,7 @@ class CMSAddressNotAllowed(CMSError):
 
     code = "cms_address_not_allowed"
     message = "The CMS address is not allowed"
+    private_message = "The CMS address is private or loopback, which is not allowed unless the server sets CMS_ALLOW_PRIVATE_URLS=true"
 
 
 @dataclass(frozen=True)

@@ -472,7 +472,7 @@ class WordPressAdapter(CMSAdapter):
                 return _Answer(response.status_code, response.headers, bytes(body))
         except netguard.AddressNotAllowed as error:
             logger.warning("wordpress %s %s refused: %s", method, route, error)
-            raise CMSAddressNotAllowed() from error
+            raise CMSAddressNotAllowed(CMSAddressNotAllowed.private_message if error.private else None) from error
         except httpx2.TimeoutException as error:
             logger.warning("wordpress %s %s timed out (%s)", method, route, type(error).__name__)
             raise CMSTimeout() from error

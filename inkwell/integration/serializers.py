@@ -14,7 +14,10 @@ from inkwell.tenancy.serializers import REQUIRED, AccountSiteField
 
 INVALID_PLATFORM = "Invalid platform"
 INVALID_URL = "Enter an http or https URL"
-ADDRESS_NOT_ALLOWED = "This address points at a private, loopback or link-local network, which is not allowed for a CMS"
+PRIVATE_ADDRESS_NOT_ALLOWED = (
+    "This address points at a private or loopback network, which is not allowed for a CMS unless the server sets CMS_ALLOW_PRIVATE_URLS=true"
+)
+ADDRESS_NOT_ALLOWED = "This address points at a link-local, multicast or reserved network, which is never allowed for a CMS"
 INVALID_EVENT = "Invalid event"
 WEBHOOK_EVENTS = ("post.updated", "post.trashed", "post.deleted")
 MAX_CONTENT_TYPE_LENGTH = 100
@@ -32,8 +35,8 @@ def cms_base_url(value: str) -> None:
         raise serializers.ValidationError(INVALID_URL)
     try:
         netguard.check_url(value, allow_private=settings.INKWELL_CMS["ALLOW_PRIVATE_URLS"])
-    except netguard.AddressNotAllowed:
-        raise serializers.ValidationError(ADDRESS_NOT_ALLOWED) from None
+    except netguard.AddressNotAllowed as refused:
+        raise serializers.ValidationError(PRIVATE_ADDRESS_NOT_ALLOWED if refused.private else ADDRESS_NOT_ALLOWED) from None
 
 
 def _text(max_length: int, **kwargs) -> serializers.CharField:

@@ -10,6 +10,10 @@ MAX_SECTOR_IDS = 500
 MAX_VOLUME = 2**31 - 1
 ORDERINGS = [prefix + field for field in ORDERING_FIELDS for prefix in ("", "-")]
 COUNTRY = re.compile(r"^[A-Za-z]{2}$")
+SITE_SECTOR_HELP = (
+    "A sector of one of your sites (the planner's sector_id): its industry sector's keywords, added to "
+    "those of sector_ids. Another account's sector, or one of a site you may not see, is a 404."
+)
 
 
 class SectorIdsField(serializers.CharField):
@@ -36,6 +40,7 @@ class LibraryQuerySerializer(serializers.Serializer):
     """The query parameters of the library list; anything invalid is a 400 with field errors."""
 
     sector_ids = SectorIdsField(required=False, allow_blank=True, help_text="Comma-separated industry sector ids.")
+    site_sector_id = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID, help_text=SITE_SECTOR_HELP)
     search = serializers.CharField(required=False, allow_blank=True, max_length=100, help_text="Part of the keyword, any case.")
     country = serializers.CharField(required=False, allow_blank=True, max_length=2, help_text="Two-letter country code.")
     volume_min = serializers.IntegerField(required=False, min_value=0, max_value=MAX_VOLUME)
@@ -84,6 +89,7 @@ class LibraryQuerySerializer(serializers.Serializer):
 class SectorStatsQuerySerializer(serializers.Serializer):
     sector_ids = SectorIdsField(required=False, allow_blank=True, help_text="Comma-separated industry sector ids; all sectors with keywords when absent.")
     site_id = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID, help_text="Count `added` for this site only.")
+    site_sector_id = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID, help_text=SITE_SECTOR_HELP)
 
 
 class LibraryItemSerializer(serializers.Serializer):

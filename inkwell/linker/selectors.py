@@ -27,6 +27,7 @@ class Target:
     url: str
     phrases: tuple[str, ...]
     known_urls: tuple[str, ...] = ()
+    title: str = ""
 
 
 def content_path(content_id: int, slug: str, title: str) -> str:
@@ -79,6 +80,7 @@ def link_targets(account: Account, site_id: int) -> list[Target]:
                 url=url,
                 phrases=_phrases([row["focus_keyword"]], keywords, cluster_keywords.get(row["task__cluster_id"], ())),
                 known_urls=tuple(url for url in (row["external_url"], path, f"https://{domain}{path}") if url),
+                title=row["title"],
             )
         )
     return targets

@@ -225,6 +225,20 @@ class LinkIndex:
             return html, []
         return self._render(html, events, segments, chosen)
 
+    def linkable_blocks(self, html: str, *, exclude_content_id: int | None = None) -> tuple[list[list[str]], set[int]]:
+        """The text runs of each block that links may go into (headings, links, code left out), in
+        document order, and the targets (indexes into ``targets``) the document links to already.
+        A link's anchor lies within one run."""
+        parser = _Events(html or "")
+        parser.feed(html or "")
+        parser.close()
+        excluded = {index for index, target in enumerate(self.targets) if target.content_id == exclude_content_id}
+        segments, linked = self._segments(parser.events, excluded)
+        blocks: dict[int, list[str]] = {}
+        for segment in segments:
+            blocks.setdefault(segment.block, []).append(segment.text)
+        return list(blocks.values()), linked
+
     def _segments(self, events, excluded: set[int]) -> tuple[list[_Segment], set[int]]:
         """The text runs links may go into, and the targets the document links to already."""
         segments: list[_Segment] = []

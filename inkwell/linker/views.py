@@ -9,6 +9,7 @@ from inkwell.jobs.serializers import JobStartedSerializer
 from inkwell.jobs.views import job_accepted
 from inkwell.linker import serializers as s
 from inkwell.linker import services
+from inkwell.linker.suggestions import apply_suggestions, suggest_links
 from inkwell.tenancy.viewsets import AccountScopedViewSet
 from inkwell.writer.models import Content
 
@@ -21,7 +22,12 @@ class LinkerViewSet(AccountScopedViewSet):
     module = "linker"
     throttle_scope = "content"
     filter_backends: list = []
-    input_serializers = {"process": s.LinkerProcessInputSerializer, "batch_process": s.LinkerBatchProcessInputSerializer}
+    input_serializers = {
+        "process": s.LinkerProcessInputSerializer,
+        "batch_process": s.LinkerBatchProcessInputSerializer,
+        "suggest": s.LinkerSuggestInputSerializer,
+        "apply_suggestions": s.LinkerApplySuggestionsInputSerializer,
+    }
 
     def get_serializer_class(self):
         # Every route here is one POST action; OPTIONS describes that action's input.
@@ -48,3 +54,24 @@ class LinkerViewSet(AccountScopedViewSet):
             account=request.account, user=request.user, contents=self.get_queryset(), content_ids=data["content_ids"], max_links=data.get("max_links")
         )
         return job_accepted(job)
+
+    @extend_schema(request=s.LinkerSuggestInputSerializer, responses={200: s.LinkerSuggestResultSerializer})
+    @action(detail=False, methods=["post"])
+    def suggest(self, request):
+        """Suggest mode: links by meaning. For each other article of the site whose topic matches a
+        paragraph of this one (even without its exact phrase), the link it would add: the anchor text,
+        the paragraph, and the score. At most ``max_links`` less the links the article has; targets
+        it links to already are left out. Changes nothing."""
+        data = validated(self.get_serializer_class(), request)
+        suggestions = suggest_links(account=request.account, content=data["content"], max_links=data.get("max_links"))
+        return ok(s.LinkerSuggestResultSerializer({"content_id": data["content"].pk, "suggestions": [item.as_dict() for item in suggestions]}).data)
+
+    @extend_schema(request=s.LinkerApplySuggestionsInputSerializer, responses={200: s.LinkerProcessResultSerializer})
+    @action(detail=False, methods=["post"])
+    def apply_suggestions(self, request):
+        """Adds the chosen suggested links with the same rules as ``process``: one link per target, no
+        link to the article itself, never in headings, links or code, at most ``max_links``; applying
+        again adds nothing. A link whose anchor text is no longer in the text adds nothing."""
+        data = validated(self.get_serializer_class(), request)
+        result = apply_suggestions(account=request.account, content=data["content"], user=request.user, links=data["links"], max_links=data.get("max_links"))
+        return ok(s.LinkerProcessResultSerializer(result).data)

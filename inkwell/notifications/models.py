@@ -36,6 +36,10 @@ class NotificationType(models.TextChoices):
     SITE_SETUP_COMPLETE = "site_setup_complete", "Site setup complete"
     KEYWORDS_IMPORTED = "keywords_imported", "Keywords imported"
     SYSTEM_INFO = "system_info", "Announcement"
+    # Not in the spec's Events table: added by contract section 11.
+    AUTOMATION_RUN_COMPLETED = "automation_run_completed", "Automation run completed"
+    AUTOMATION_RUN_FAILED = "automation_run_failed", "Automation run failed"
+    AUTOMATION_RUN_CANCELLED = "automation_run_cancelled", "Automation run cancelled"
 
 
 class NotificationCategory(models.TextChoices):
@@ -48,6 +52,7 @@ class NotificationCategory(models.TextChoices):
     INTEGRATION = "integration", "Integration"
     CONTENT = "content", "Content"
     INFO = "info", "Information"
+    AUTOMATION = "automation", "Automation"
 
 
 _T = NotificationType
@@ -65,6 +70,7 @@ TYPES_BY_CATEGORY: dict[str, tuple[str, ...]] = {
     NotificationCategory.BILLING: (),
     NotificationCategory.SYSTEM: (_T.SYSTEM_INFO,),
     NotificationCategory.INFO: (_T.SITE_SETUP_COMPLETE, _T.KEYWORDS_IMPORTED),
+    NotificationCategory.AUTOMATION: (_T.AUTOMATION_RUN_COMPLETED, _T.AUTOMATION_RUN_FAILED, _T.AUTOMATION_RUN_CANCELLED),
 }
 CATEGORY_BY_TYPE: dict[str, str] = {event: category for category, events in TYPES_BY_CATEGORY.items() for event in events}
 

@@ -45,7 +45,7 @@ class NotificationListQuerySerializer(serializers.Serializer):
         choices=FILTER_VALUES,
         required=False,
         allow_blank=True,
-        help_text="A category (`ai_task`, `system`, `credit`, `billing`, `integration`, `content`, `info`) or one event name.",
+        help_text="A category (`ai_task`, `system`, `credit`, `billing`, `integration`, `content`, `info`, `automation`) or one event name.",
         error_messages={"invalid_choice": INVALID_TYPE_MESSAGE},
     )
 

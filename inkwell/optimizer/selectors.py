@@ -24,6 +24,7 @@ from html.parser import HTMLParser
 from urllib.parse import urlsplit
 
 from inkwell.ai.analysis import analyze
+from inkwell.api.text import counted, has
 from inkwell.integration.models import SiteIntegration
 from inkwell.system.selectors import content_settings
 from inkwell.tenancy.models import Account, Site
@@ -110,7 +111,9 @@ def report(*, html: str, title: str, meta_title: str, meta_description: str, foc
     share = analysis.word_count / target if target > 0 else 1.0
     length_points = LENGTH_POINTS if share >= LENGTH_FULL_SHARE else LENGTH_POINTS * share / LENGTH_FULL_SHARE
     if share < LENGTH_FULL_SHARE:
-        suggestions.append(f"The text has {analysis.word_count} words against a target of {target}; add about {target - analysis.word_count} words")
+        suggestions.append(
+            f"The text has {counted(analysis.word_count, 'word')} against a target of {target}; add about {counted(target - analysis.word_count, 'word')}"
+        )
     internal_points = INTERNAL_LINK_POINTS * min(internal, INTERNAL_LINKS_WANTED) / INTERNAL_LINKS_WANTED
     if internal < INTERNAL_LINKS_WANTED:
         suggestions.append(
@@ -124,7 +127,7 @@ def report(*, html: str, title: str, meta_title: str, meta_description: str, foc
     if not alts:
         suggestions.append("The article has no images; add at least one, with alt text")
     elif without_alt:
-        suggestions.append(f"{without_alt} of {len(alts)} images have no alt text; describe each image in its alt text")
+        suggestions.append(f"{without_alt} of {counted(len(alts), 'image')} {has(without_alt)} no alt text; describe each image in its alt text")
 
     score = ANALYSIS_WEIGHT * analysis.score + length_points + internal_points + external_points + image_points + alt_points
     metrics = {
@@ -144,7 +147,7 @@ def report(*, html: str, title: str, meta_title: str, meta_description: str, foc
         "external_links": external,
         "images": len(alts),
         "images_without_alt": without_alt,
-        "analysis_score": analysis.score,
+        "text_analysis_score": analysis.score,
     }
     return Report(score=max(0, min(100, math.floor(score + 1e-9))), metrics=metrics, suggestions=suggestions)
 

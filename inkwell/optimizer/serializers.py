@@ -41,11 +41,13 @@ class OptimizerMetricsSerializer(serializers.Serializer):
     external_links = serializers.IntegerField(help_text="Links to other hosts.")
     images = serializers.IntegerField(help_text="Images in the body and images generated for the content.")
     images_without_alt = serializers.IntegerField()
-    analysis_score = serializers.IntegerField(help_text="The content analysis' own 0-100 score, 80 % of the score.")
+    text_analysis_score = serializers.IntegerField(
+        help_text="Not the article's score (that is `score`): the text analysis alone (keyword placement, meta, headings, readability), 0-100; `score` weighs it 80 % and length, links and images 20 %."
+    )
 
 
 class OptimizerAnalysisSerializer(serializers.Serializer):
     content_id = serializers.IntegerField()
-    score = serializers.IntegerField(min_value=0, max_value=100)
+    score = serializers.IntegerField(min_value=0, max_value=100, help_text="The article's score, 0-100: the one optimize's score_before and score_after compare.")
     metrics = OptimizerMetricsSerializer()
     suggestions = serializers.ListField(child=serializers.CharField(), help_text="What to change, one concrete step each.")

@@ -23,6 +23,7 @@ from inkwell.ai.analysis import blocks
 from inkwell.ai.client import AIClient
 from inkwell.ai.optimization import optimize_with_suggestions
 from inkwell.ai.types import ArticleDraft, TokenUsage
+from inkwell.api.text import counted
 from inkwell.billing.services import cost_of, reserve_for_job
 from inkwell.jobs.models import Job
 from inkwell.jobs.services import start_job
@@ -75,7 +76,7 @@ def start_batch_optimization(*, account: Account, user: User, contents: models.Q
         params={"content_ids": found, "not_found": not_found},
         site=site,
         user=user,
-        prepare=reserve_for_job(OPERATION, cost_of(OPERATION, len(found)), description=f"Optimization of {len(found)} articles"),
+        prepare=reserve_for_job(OPERATION, cost_of(OPERATION, len(found)), description=f"Optimization of {counted(len(found), 'article')}"),
     )
 
 

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from inkwell.ai.local.phrases import STRUCTURES
 from inkwell.ai.types import KeywordInput, TokenUsage
+from inkwell.api.text import counted, was
 from inkwell.billing.services import cost_of, settle_job
 from inkwell.jobs.models import Job
 from inkwell.jobs.services import JobContext, JobFailed, job_kind
@@ -24,6 +25,7 @@ from inkwell.planner.models import Cluster, ContentIdea, Keyword
 from inkwell.planner.services import AUTO_CLUSTER_JOB, CONTENT_TYPES, GENERATE_IDEAS_JOB
 from inkwell.system.selectors import ai_client
 from inkwell.tenancy.models import Sector
+from inkwell.writer.overlaps import flag_new_ideas
 
 # The keywords an idea prompt names per cluster: its highest-volume ones.
 IDEA_PROMPT_KEYWORDS = 20
@@ -55,7 +57,7 @@ def _clustering_failed(job: Job) -> None:
         job.account,
         "ai_cluster_failed",
         title="",
-        message=f"Clustering {count} keywords failed: {_failure_message(job)}. No credits were charged.",
+        message=f"Clustering {counted(count, 'keyword')} failed: {_failure_message(job)}. No credits were charged.",
         severity=Severity.ERROR,
         action_label="View keywords",
         action_url=f"/planner/keywords/?site_id={job.site_id}",
@@ -73,15 +75,18 @@ def auto_cluster(ctx: JobContext) -> dict:
     keywords = list(
         Keyword.objects.for_account(account)
         .filter(site_id=job.site_id, pk__in=ctx.params["keyword_ids"])
-        .values("id", "keyword", "volume", "difficulty", "sector_id")
+        .values("id", "keyword", "volume", "difficulty", "country", "sector_id")
     )
     if not keywords:
         raise JobFailed("The keywords to cluster no longer exist", code="nothing_to_cluster")
     sector = Sector.objects.for_account(account).filter(pk=sector_id).values("id", "name").first() if sector_id else None
     sector_id, sector_name = (sector["id"], sector["name"]) if sector else (None, "")
-    ctx.progress(5, f"Clustering {len(keywords)} keywords")
+    ctx.progress(5, f"Clustering {counted(len(keywords), 'keyword')}")
     answer = ai_client(account).cluster_keywords(
-        [KeywordInput(id=row["id"], keyword=row["keyword"], volume=row["volume"], difficulty=row["difficulty"]) for row in keywords],
+        [
+            KeywordInput(id=row["id"], keyword=row["keyword"], volume=row["volume"], difficulty=row["difficulty"], country=row["country"])
+            for row in keywords
+        ],
         sector=sector_name,
     )
     ctx.progress(90, "Saving the clusters")
@@ -109,10 +114,16 @@ def auto_cluster(ctx: JobContext) -> dict:
         )
         for cluster, (_, ids) in zip(clusters, groups, strict=True):
             Keyword.objects.for_account(account).filter(pk__in=ids).update(cluster=cluster, updated_at=now)
+        # A keyword that fits no cluster is unclustered, also when it was asked to be clustered again.
+        unplaced = [pk for pk in sector_of if pk not in placed]
+        if unplaced:
+            Keyword.objects.for_account(account).filter(pk__in=unplaced, cluster__isnull=False).update(cluster=None, updated_at=now)
         credits = settle_job(job, amount=cost_of("clustering", len(keywords)), usage=answer.usage)
         result = {
             "clusters_created": len(clusters),
             "keywords_clustered": len(placed),
+            # Keywords that fit no cluster stay unclustered: no cluster, so no idea credits.
+            "keywords_unclustered": len(keywords) - len(placed),
             "cluster_ids": [cluster.pk for cluster in clusters],
             "credits_used": credits,
         }
@@ -121,7 +132,7 @@ def auto_cluster(ctx: JobContext) -> dict:
             account,
             "ai_cluster_complete",
             title="",
-            message=f"{len(placed)} keywords were grouped into {len(clusters)} clusters.",
+            message=f"{counted(len(placed), 'keyword')} {was(len(placed))} grouped into {counted(len(clusters), 'cluster')}.",
             severity=Severity.SUCCESS,
             action_label="View clusters",
             action_url=f"/planner/clusters/?site_id={job.site_id}",
@@ -140,7 +151,7 @@ def _ideas_failed(job: Job) -> None:
         job.account,
         "ai_ideas_failed",
         title="",
-        message=f"Generating ideas for {count} clusters failed: {_failure_message(job)}. No credits were charged.",
+        message=f"Generating ideas for {counted(count, 'cluster')} failed: {_failure_message(job)}. No credits were charged.",
         severity=Severity.ERROR,
         action_label="View clusters",
         action_url=f"/planner/clusters/?site_id={job.site_id}",
@@ -180,23 +191,26 @@ def generate_ideas(ctx: JobContext) -> dict:
         model = answer.usage.model or model
     ctx.progress(90, "Saving the ideas")
 
-    with transaction.atomic():
-        ideas = ContentIdea.objects.bulk_create(
-            ContentIdea(
-                account=account,
-                site_id=cluster.site_id,
-                sector_id=cluster.sector_id,
-                cluster=cluster,
-                title=idea.title[:300],
-                description=idea.description,
-                # The writer accepts these values; a provider's other labels fall back to the defaults.
-                content_type=idea.content_type if idea.content_type in CONTENT_TYPES else "post",
-                content_structure=idea.content_structure if idea.content_structure in STRUCTURES else "guide",
-                target_keywords=idea.target_keywords,
-                outline=idea.outline,
-            )
-            for cluster, idea in drafts
+    ideas = [
+        ContentIdea(
+            account=account,
+            site_id=cluster.site_id,
+            sector_id=cluster.sector_id,
+            cluster=cluster,
+            title=idea.title[:300],
+            description=idea.description,
+            # The writer accepts these values; a provider's other labels fall back to the defaults.
+            content_type=idea.content_type if idea.content_type in CONTENT_TYPES else "post",
+            content_structure=idea.content_structure if idea.content_structure in STRUCTURES else "guide",
+            target_keywords=idea.target_keywords,
+            outline=idea.outline,
         )
+        for cluster, idea in drafts
+    ]
+    # Compared with what the site had before this job: ideas of one cluster are angles on it, not rivals.
+    flag_new_ideas(account, ideas)
+    with transaction.atomic():
+        ideas = ContentIdea.objects.bulk_create(ideas)
         credits = settle_job(job, amount=cost_of("idea_generation", len(clusters)), usage=TokenUsage(prompt_tokens, completion_tokens, model))
         result = {
             "ideas_created": len(ideas),
@@ -209,7 +223,7 @@ def generate_ideas(ctx: JobContext) -> dict:
             account,
             "ai_ideas_complete",
             title="",
-            message=f"{len(ideas)} ideas were generated from {len(clusters)} clusters.",
+            message=f"{counted(len(ideas), 'idea')} {was(len(ideas))} generated from {counted(len(clusters), 'cluster')}.",
             severity=Severity.SUCCESS,
             action_label="View ideas",
             action_url=f"/planner/ideas/?site_id={job.site_id}",

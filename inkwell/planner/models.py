@@ -91,6 +91,10 @@ class ContentIdea(AccountOwnedModel):
     target_keywords = models.JSONField(default=list, blank=True)
     outline = models.JSONField(default=list, blank=True)
     status = models.CharField(max_length=10, choices=IdeaStatus.choices, default=IdeaStatus.NEW)
+    # Cannibalization guard (#19, inkwell.writer.overlaps): the site's pieces this idea competed
+    # with when it was created ({id, kind, title, similarity}), and whether there were any.
+    overlaps = models.JSONField(default=list, blank=True)
+    overlap_flagged = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -4,14 +4,15 @@ the keywords library's ``sector_stats.added``)."""
 from dataclasses import dataclass
 
 from django.db import models
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Count, F, Q, QuerySet, Sum
 from django.db.models.functions import Coalesce
 
-from inkwell.keywords.models import SeedKeyword
+from inkwell.keywords.models import DIFFICULTY_LABELS, SeedKeyword
 from inkwell.planner.models import Cluster, ContentIdea, Keyword
 from inkwell.tenancy.models import Account, Sector, Site
 from inkwell.writer.models import Task
 
+# What a planner keyword copies from its library keyword (and what add_to_workflow checks).
 SEED_FIELDS = ("id", "keyword", "volume", "difficulty", "country", "industry_sector_id", "credit_cost")
 
 
@@ -93,6 +94,31 @@ def filter_keywords(queryset: QuerySet, query: dict) -> QuerySet:
     if query.get("search"):
         conditions &= Q(keyword__icontains=query["search"])
     return _ordered(queryset.filter(conditions).select_related("cluster"), query.get("ordering"))
+
+
+# The keyword list's answer, field for field what serializers.KeywordSerializer writes (a test checks).
+KEYWORD_LIST_FIELDS = (
+    "id", "site_id", "sector_id", "seed_keyword_id", "cluster_id", "cluster_name", "keyword", "volume",
+    "difficulty", "country", "status", "credits_paid", "created_at", "updated_at",
+)
+
+
+def keyword_list_rows(keywords: QuerySet) -> QuerySet:
+    """The list's rows as plain dicts from ``.values()``: the list is read far more often than
+    written, and the serializer cost more than the query. ``with_difficulty_band`` completes a page."""
+    return keywords.annotate(cluster_name=F("cluster__name")).values(*KEYWORD_LIST_FIELDS)
+
+
+def with_difficulty_band(rows: list[dict]) -> list[dict]:
+    """Each row with ``difficulty_band`` after ``difficulty``, in the serializer's order of keys."""
+    return [
+        {
+            **{name: row[name] for name in KEYWORD_LIST_FIELDS[:9]},
+            "difficulty_band": DIFFICULTY_LABELS[min(row["difficulty"], 100)],
+            **{name: row[name] for name in KEYWORD_LIST_FIELDS[9:]},
+        }
+        for row in rows
+    ]
 
 
 def with_cluster_totals(queryset: QuerySet) -> QuerySet:

@@ -11,6 +11,7 @@ from inkwell.planner.models import Cluster, ClusterStatus, ContentIdea, IdeaStat
 from inkwell.planner.selectors import SkipReason
 from inkwell.planner.services import CONTENT_TYPES, MAX_BULK_IDS, MAX_CLUSTER_KEYWORDS, MAX_IDEA_CLUSTERS, TaskSkipReason
 from inkwell.tenancy.serializers import AccountSectorField, AccountSiteField, SiteSectorPayloadMixin
+from inkwell.writer.serializers import OVERLAP_FLAGGED_HELP, OVERLAPS_HELP, OverlapSerializer
 
 # The spec's field messages (Errors / Field-level messages, Planner rows), word for word.
 REQUIRED = "This field is required"
@@ -271,6 +272,8 @@ class IdeaSerializer(serializers.ModelSerializer):
     status = serializers.ChoiceField(
         choices=IdeaStatus.choices, read_only=True, help_text="`new`, `converted` (a writer task was made from it) or `archived`."
     )
+    overlaps = OverlapSerializer(many=True, read_only=True, help_text=OVERLAPS_HELP)
+    overlap_flagged = serializers.BooleanField(read_only=True, help_text=OVERLAP_FLAGGED_HELP)
 
     class Meta:
         model = ContentIdea
@@ -286,10 +289,16 @@ class IdeaSerializer(serializers.ModelSerializer):
             "target_keywords",
             "outline",
             "status",
+            "overlaps",
+            "overlap_flagged",
             "created_at",
             "updated_at",
         ]
         read_only_fields = fields
+
+
+class OverlapListQuerySerializer(serializers.Serializer):
+    site_id = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="The site whose competing pairs to list.")
 
 
 class IdeaListQuerySerializer(serializers.Serializer):

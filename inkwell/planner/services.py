@@ -12,6 +12,7 @@ from django.utils import timezone
 from rest_framework.exceptions import ValidationError
 
 from inkwell.api.exceptions import Conflict, PlanLimitReached
+from inkwell.api.text import counted, was
 from inkwell.billing.services import cost_of, reserve_for_job, spend
 from inkwell.jobs.models import Job
 from inkwell.jobs.services import start_job
@@ -25,6 +26,7 @@ from inkwell.system.selectors import content_settings
 from inkwell.tenancy.models import Account, Sector, Site, User
 from inkwell.tenancy.services import lock_account
 from inkwell.writer.models import Task
+from inkwell.writer.overlaps import flag_new_ideas, flag_new_tasks
 
 AUTO_CLUSTER_JOB = "planner.auto_cluster"
 GENERATE_IDEAS_JOB = "planner.generate_ideas"
@@ -60,11 +62,8 @@ def _check_keyword_limit(account: Account, adding: int) -> None:
     current = selectors.keyword_count(account)
     if current + adding > maximum:
         raise PlanLimitReached(
-            {"max_keywords": [f"Your plan allows at most {maximum} keywords; {max(0, maximum - current)} more can be added"]}
+            {"max_keywords": [f"Your plan allows at most {counted(maximum, 'keyword')}; {max(0, maximum - current)} more can be added"]}
         )
-
-
-# What a planner keyword copies from its library keyword (and what add_to_workflow checks).
 
 
 def _keyword_from(seed: dict, *, account: Account, site: Site, sector: Sector, status: str = KeywordStatus.ACTIVE) -> Keyword:
@@ -160,7 +159,7 @@ def add_to_workflow(*, account: Account, site: Site, sector: Sector, seed_keywor
             _check_keyword_limit(account, len(adding))
             if credits:
                 paid = sum(1 for seed in adding if seed["credit_cost"])
-                spend(account, "keyword_purchase", credits, site=site, description=f"{paid} paid keywords for {site.name}")
+                spend(account, "keyword_purchase", credits, site=site, description=f"{counted(paid, 'paid keyword')} for {site.name}")
             Keyword.objects.bulk_create(
                 [_keyword_from(seed, account=account, site=site, sector=sector) for seed in adding], batch_size=INSERT_BATCH_SIZE
             )
@@ -168,8 +167,8 @@ def add_to_workflow(*, account: Account, site: Site, sector: Sector, seed_keywor
                 account,
                 "keywords_imported",
                 title="",
-                message=f"{len(adding)} keywords were added to {site.name} ({sector.name})"
-                + (f" for {credits} credits." if credits else "."),
+                message=f"{counted(len(adding), 'keyword')} {was(len(adding))} added to {site.name} ({sector.name})"
+                + (f" for {counted(credits, 'credit')}." if credits else "."),
                 severity=Severity.SUCCESS,
                 action_label="View keywords",
                 action_url=f"/planner/keywords/?site_id={site.pk}&sector_id={sector.pk}",
@@ -230,7 +229,7 @@ def start_auto_cluster(
         params={"keyword_ids": ids, "sector_id": sector.pk if sector is not None else None},
         site=site,
         user=user,
-        prepare=reserve_for_job("clustering", cost, description=f"Clustering {len(ids)} keywords"),
+        prepare=reserve_for_job("clustering", cost, description=f"Clustering {counted(len(ids), 'keyword')}"),
         inline=inline,
     )
 
@@ -261,7 +260,7 @@ def start_generate_ideas(
         params={"cluster_ids": wanted, "ideas_per_cluster": ideas_per_cluster},
         site=site,
         user=user,
-        prepare=reserve_for_job("idea_generation", cost, description=f"Ideas for {len(wanted)} clusters"),
+        prepare=reserve_for_job("idea_generation", cost, description=f"Ideas for {counted(len(wanted), 'cluster')}"),
         inline=inline,
     )
 
@@ -271,7 +270,11 @@ def start_generate_ideas(
 
 @transaction.atomic
 def idea_create(*, account: Account, site: Site, title: str, **fields) -> ContentIdea:
-    return ContentIdea.objects.create(account=account, site=site, title=title, **fields)
+    """A new idea, flagged when it competes with the site's existing pieces (``inkwell.writer.overlaps``)."""
+    idea = ContentIdea(account=account, site=site, title=title, **fields)
+    flag_new_ideas(account, [idea])
+    idea.save()
+    return idea
 
 
 @transaction.atomic
@@ -332,6 +335,7 @@ def create_tasks(*, account: Account, ideas: models.QuerySet, idea_ids: list[int
                     tone=defaults["default_tone"],
                 )
             )
+    flag_new_tasks(account, tasks)
     Task.objects.bulk_create(tasks, batch_size=INSERT_BATCH_SIZE)
     converted = [task.idea_id for task in tasks] + list(existing)
     if converted:

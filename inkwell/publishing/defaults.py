@@ -11,6 +11,12 @@ Stages (API-CONTRACT section 8): 1 keywords → clusters, 2 clusters → ideas, 
 ``per_run_limit`` of 0 means no limit; ``budget_pct`` is the stage's share of a run's credit
 budget (the seven add up to at most 100; the defaults use all of it). Delays are seconds.
 
+The defaults of stages 3 to 7 (the spec fixes only stages 1 and 2) are sized so that a new account
+on the free plan completes a run on its sign-up credits: three articles a run (stage 4's
+``per_run_limit``). Stage 4's share brings the total to 100, so from stage 4 on every stage may
+spend what the stages before it left: the split never cuts the articles, their prompts or their
+images short, only clustering and ideas beyond their 15 and 10 percent.
+
 Automation's frequencies (issue 7) are its own: ``hourly`` runs every hour of the scheduled days
 at the minute of the scheduled time, ``daily`` every scheduled day, ``weekly`` the first
 scheduled day of each week and ``monthly`` the first scheduled day of each month. The content
@@ -27,11 +33,11 @@ DEFAULT_SETTINGS = {
     "stages": [
         {"number": 1, "enabled": True, "batch_size": 50, "per_run_limit": 0, "use_testing": False, "budget_pct": 15},
         {"number": 2, "enabled": True, "batch_size": 1, "per_run_limit": 0, "use_testing": False, "budget_pct": 10},
-        {"number": 3, "enabled": True, "batch_size": 20, "per_run_limit": 0, "use_testing": False, "budget_pct": 5},
-        {"number": 4, "enabled": True, "batch_size": 1, "per_run_limit": 0, "use_testing": False, "budget_pct": 40},
-        {"number": 5, "enabled": True, "batch_size": 1, "per_run_limit": 0, "use_testing": False, "budget_pct": 5},
-        {"number": 6, "enabled": True, "batch_size": 4, "per_run_limit": 0, "use_testing": False, "budget_pct": 20},
-        {"number": 7, "enabled": True, "batch_size": 10, "per_run_limit": 0, "use_testing": False, "budget_pct": 5},
+        {"number": 3, "enabled": True, "batch_size": 20, "per_run_limit": 0, "use_testing": False, "budget_pct": 0},
+        {"number": 4, "enabled": True, "batch_size": 1, "per_run_limit": 3, "use_testing": False, "budget_pct": 75},
+        {"number": 5, "enabled": True, "batch_size": 1, "per_run_limit": 0, "use_testing": False, "budget_pct": 0},
+        {"number": 6, "enabled": True, "batch_size": 4, "per_run_limit": 0, "use_testing": False, "budget_pct": 0},
+        {"number": 7, "enabled": True, "batch_size": 10, "per_run_limit": 0, "use_testing": False, "budget_pct": 0},
     ],
     "delays": {"within_stage": 3, "between_stage": 5},
     "publishing": {

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef, Q, Subquery
+from django.db.models import Exists, F, OuterRef, Q, Subquery
 from django.db.models.functions import Lower
 
 from inkwell.publishing.models import Deployment
@@ -39,7 +39,7 @@ def build_definition(site: Site) -> dict:
             filed[content_id]["categories" if type_of[taxonomy_id] == TaxonomyType.CATEGORY else "tags"].append(slug_of[taxonomy_id])
     return {
         "site": {"name": site.name, "slug": site.slug, "domain": site.domain, "url": site.url, "time_zone": site.time_zone},
-        "sectors": list(site.sectors.order_by("id").values("id", "name")),
+        "sectors": list(site.sectors.order_by("id").values("id", "name", "industry_sector_id", industry_sector_name=F("industry_sector__name"))),
         "categories": [
             {"id": t["id"], "name": t["name"], "slug": t["slug"], "parent_id": t["parent_id"]} for t in taxonomies if t["taxonomy_type"] == TaxonomyType.CATEGORY
         ],

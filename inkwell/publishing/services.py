@@ -30,7 +30,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.html import escape
 
-from inkwell.api.exceptions import StateConflict
+from inkwell.api.exceptions import CMSPublishFailed, StateConflict
 from inkwell.cms.base import CMSAdapter, CMSError, CMSNotFound, PostPayload, RemotePost
 from inkwell.integration.models import SiteIntegration
 from inkwell.integration.services import adapter_for
@@ -40,6 +40,7 @@ from inkwell.publishing.models import PublishingRecord, PublishStatus, PublishTr
 from inkwell.system.selectors import content_settings
 from inkwell.tenancy.models import User
 from inkwell.writer.models import Content, ContentStatus, Image, ImageStatus, ImageType, SiteStatus, Taxonomy, TaxonomyType, cms_slug
+from inkwell.writer.services import PUBLISHABLE_STATUSES, check_publishable
 
 logger = logging.getLogger("inkwell.publishing")
 
@@ -81,7 +82,8 @@ def reference_of(content: Content) -> str:
 def _claim(content: Content, *, trigger: str, user: User | None, integration: SiteIntegration | None, now: datetime) -> PublishingRecord | None:
     """Moves the content to ``publishing`` and opens its record, or returns None when the content
     is not (or no longer) in a state this trigger may publish from."""
-    candidates = Content.objects.for_account(content.account_id).filter(pk=content.pk)
+    # The editorial gate, again in the claim itself: content moved out of approved meanwhile is not published.
+    candidates = Content.objects.for_account(content.account_id).filter(pk=content.pk, status__in=PUBLISHABLE_STATUSES)
     if trigger == PublishTrigger.SCHEDULED:
         candidates = candidates.filter(site_status=SiteStatus.SCHEDULED, scheduled_publish_at__lte=now)
     else:
@@ -288,15 +290,32 @@ def _attempt(content: Content, *, trigger: str, user: User | None = None, now: d
 
 
 def publish_now(*, content: Content, user: User | None) -> PublishOutcome:
-    """Publishes the content at once (``publish_to_cms``, ``/publisher/publish/``). A site without
-    an active integration, or content already being published, is a 409; a CMS failure is a
-    failed (or retrying) attempt, reported in the outcome."""
+    """Publishes approved content at once (``publish_to_cms``, ``/publisher/publish/``). Content
+    that is not approved, a site without an active integration, or content already being
+    published is a 409. A CMS failure is recorded (the content goes back on the schedule when a
+    retry is planned, else ``failed``) and then answered as a 502 (``CMSPublishFailed``)."""
+    check_publishable(content)
     if active_integration(content) is None:
         raise StateConflict({"site": [NO_CMS_INTEGRATION]})
     outcome = _attempt(content, trigger=PublishTrigger.MANUAL, user=user)
     if outcome is None:
+        content.refresh_from_db(fields=["status", "site_status"])
+        check_publishable(content)
         raise StateConflict({"site_status": [BEING_PUBLISHED]})
+    if outcome.record.status == PublishStatus.FAILED:
+        raise publish_failure(outcome.record)
     return outcome
+
+
+def publish_failure(record: PublishingRecord) -> CMSPublishFailed:
+    """The 502 of a failed attempt: its cause as ``code``, the CMS's reason as ``error``, and the
+    retry plan (``next_retry_at``, empty when none is planned, and ``attempts_left``)."""
+    attempts_left = _cms_settings()["PUBLISH_MAX_ATTEMPTS"] - record.attempt if record.retry_at else 0
+    plan = {
+        "next_retry_at": [record.retry_at.isoformat().replace("+00:00", "Z")] if record.retry_at else [],
+        "attempts_left": [str(attempts_left)],
+    }
+    return CMSPublishFailed(plan, error=record.error, code=record.error_code)
 
 
 def publish_scheduled(content_id: int, *, now: datetime | None = None) -> PublishOutcome | None:
@@ -305,7 +324,37 @@ def publish_scheduled(content_id: int, *, now: datetime | None = None) -> Publis
     content = Content.dangerously_unscoped.select_related("site", "account").filter(pk=content_id).first()
     if content is None:
         return None
+    if content.status not in PUBLISHABLE_STATUSES:
+        _unschedule_unapproved(content, now=now or timezone.now())
+        return None
     return _attempt(content, trigger=PublishTrigger.SCHEDULED, now=now)
+
+
+def _unschedule_unapproved(content: Content, *, now: datetime) -> None:
+    """Due content that is no longer approved (moved back after it was scheduled) is taken off
+    the schedule, and the team is told why it did not go live."""
+    with transaction.atomic():
+        unscheduled = (
+            Content.objects.for_account(content.account_id)
+            .filter(pk=content.pk, site_status=SiteStatus.SCHEDULED, scheduled_publish_at__lte=now)
+            .exclude(status__in=PUBLISHABLE_STATUSES)
+            .update(site_status=SiteStatus.NOT_PUBLISHED, scheduled_publish_at=None, updated_at=now)
+        )
+        if not unscheduled:
+            return
+        notify(
+            content.account,
+            NotificationType.CONTENT_PUBLISH_FAILED,
+            title="",
+            message=f'"{content.title}" was not published at its scheduled time: it is {content.status}, not approved. '
+            "It was taken off the schedule; approve it and schedule it again.",
+            severity=Severity.WARNING,
+            action_label="Open",
+            action_url=f"/writer/content/{content.pk}",
+            metadata={"content_id": content.pk, "error_code": "not_approved"},
+            site=content.site,
+        )
+    logger.info("scheduled content %s was not approved at its time and was unscheduled", content.pk)
 
 
 # The scheduler

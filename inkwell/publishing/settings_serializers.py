@@ -49,6 +49,25 @@ MAX_DELAY_SECONDS = 3600
 
 LIMIT_HELP = "0 means no limit. Daily ≤ weekly ≤ monthly among the limits that are not 0 (422 otherwise)."
 PER_RUN_HELP = "The most items the stage takes in one run; 0 means no limit."
+# What each stage does, and what its per-run limit counts (STAGE_LIMIT_FIELDS names them).
+STAGE_WORK = {
+    1: "keywords → clusters",
+    2: "clusters → ideas",
+    3: "ideas → tasks",
+    4: "tasks → content",
+    5: "content → image prompts",
+    6: "image prompts → images",
+    7: "review gate",
+}
+STAGE_LIMIT_HELP = {
+    1: "the most keywords one run clusters",
+    2: "the most clusters one run generates ideas for",
+    3: "the most ideas one run turns into tasks",
+    4: "the most articles one run writes (content generation)",
+    5: "the most articles one run writes image prompts for",
+    6: "the most images one run generates",
+    7: "the most articles one run moves through the review gate",
+}
 BATCH_HELP = "Items the stage sends to the AI together; at least 1."
 USE_TESTING_HELP = "The stage uses the testing model instead of the live one."
 BUDGET_PCT_HELP = "The stage's share of a run's credit budget, in percent; the seven stages add up to at most 100 (422 otherwise)."
@@ -159,10 +178,10 @@ def _automation_fields() -> dict:
         ),
     }
     for number in STAGE_NUMBERS:
-        fields[f"stage_{number}_enabled"] = serializers.BooleanField()
-        fields[f"stage_{number}_batch_size"] = _count(minimum=1, maximum=MAX_BATCH_SIZE, help_text=BATCH_HELP)
+        fields[f"stage_{number}_enabled"] = serializers.BooleanField(help_text=f"Stage {number} ({STAGE_WORK[number]}) runs; a disabled stage is skipped.")
+        fields[f"stage_{number}_batch_size"] = _count(minimum=1, maximum=MAX_BATCH_SIZE, help_text=f"Stage {number} ({STAGE_WORK[number]}). {BATCH_HELP}")
     for number in STAGE_NUMBERS:
-        fields[STAGE_LIMIT_FIELDS[number]] = _count(minimum=0, maximum=MAX_PER_RUN, help_text=f"Stage {number}. {PER_RUN_HELP}")
+        fields[STAGE_LIMIT_FIELDS[number]] = _count(minimum=0, maximum=MAX_PER_RUN, help_text=f"Stage {number}: {STAGE_LIMIT_HELP[number]}; 0 means no limit.")
     for name, field in DELAY_FIELDS.items():
         fields[field] = _count(minimum=0, maximum=MAX_DELAY_SECONDS, help_text=DELAY_HELP[name])
     return fields

@@ -2,7 +2,7 @@
 
 from django.dispatch import receiver
 
-from inkwell.api.exceptions import BusinessRuleViolation
+from inkwell.api.exceptions import BusinessRuleViolation, StateConflict
 from inkwell.notifications.models import NotificationType, Severity
 from inkwell.notifications.services import notify
 from inkwell.publishing.site_settings import effective_settings, schedule_in_next_slot
@@ -13,13 +13,14 @@ from inkwell.writer.signals import content_approved
 @receiver(content_approved, sender=Content, dispatch_uid="publishing.auto_publish")
 def auto_publish(sender, content: Content, **kwargs) -> None:
     """Approved content of a site that auto-publishes goes into its next free slot. When the
-    limits leave none, the approval stands and the account is told why nothing was scheduled."""
+    limits leave none, or the site has no active CMS integration, the approval stands and the
+    account is told why nothing was scheduled."""
     if not effective_settings(content.site).publishing.auto_publish_enabled:
         return
     try:
         schedule_in_next_slot(content)
-    except BusinessRuleViolation as refused:
-        reason = refused.errors["scheduled_publish_at"][0]
+    except (BusinessRuleViolation, StateConflict) as refused:
+        reason = next(iter(refused.errors.values()))[0]
         notify(
             content.account,
             NotificationType.CONTENT_PUBLISH_FAILED,

@@ -43,14 +43,17 @@ from inkwell.tenancy.models import Site
 from inkwell.writer.models import Content, SiteStatus
 from inkwell.writer.services import content_schedule
 
-# The per-run limit of each stage in ``automation_config``: named after what the stage consumes.
+# The per-run limit of each stage in ``automation_config``, named after the stage's work: the spec
+# names stages 1 and 2 by what they take (keywords clustered, clusters given ideas); stage 3 takes
+# ideas; from stage 4 on each is named by what it makes (articles written, articles whose image
+# prompts are written, images made, articles through the review gate).
 STAGE_LIMIT_FIELDS = {
     1: "max_keywords_per_run",
     2: "max_clusters_per_run",
     3: "max_ideas_per_run",
-    4: "max_tasks_per_run",
-    5: "max_content_per_run",
-    6: "max_image_prompts_per_run",
+    4: "max_content_per_run",
+    5: "max_image_prompts_per_run",
+    6: "max_images_per_run",
     7: "max_review_items_per_run",
 }
 # A stage's stored fields and their names in a ``stage_configs`` entry.

@@ -8,6 +8,7 @@ from rest_framework.exceptions import NotFound
 from rest_framework.permissions import AllowAny
 
 from inkwell.api.envelope import created, ok
+from inkwell.api.schema import ErrorEnvelopeSerializer
 from inkwell.api.views import ApiView, validated, validated_query
 from inkwell.publishing import definition, selectors, services
 from inkwell.publishing import serializers as s
@@ -60,12 +61,19 @@ class _ContentView(ApiView):
 
 
 class PublishView(_ContentView):
-    @extend_schema(tags=["publisher"], request=s.PublishInputSerializer, responses={200: s.PublishStatusSerializer})
+    @extend_schema(
+        tags=["publisher"],
+        request=s.PublishInputSerializer,
+        responses={200: s.PublishStatusSerializer, 409: ErrorEnvelopeSerializer, 502: ErrorEnvelopeSerializer},
+    )
     def post(self, request):
-        """Publishes the content on its site's CMS now. The answer is where the content stands
-        afterwards, with the attempt's record: ``site_status`` ``published``, or ``scheduled`` with
-        ``next_retry_at`` when the CMS failed in a way worth retrying, or ``failed``. A site with
-        no active integration, or content already being published, is a 409."""
+        """Publishes approved content on its site's CMS now. The answer is where the content stands
+        afterwards, with the attempt's record. Content that is not approved, a site with no active
+        integration, or content already being published is a 409. A CMS that refused the post or
+        could not be reached is a 502: ``code`` names the cause (``cms_unreachable``,
+        ``cms_auth_failed``, ``cms_rejected``, ...), ``error`` is the CMS's reason, and ``errors``
+        holds ``next_retry_at`` (empty when no retry is planned) and ``attempts_left``; the status
+        endpoint shows the same (``scheduled`` for a retry, else ``failed``)."""
         content = validated(s.PublishInputSerializer, request)["content"]
         services.publish_now(content=content, user=request.user)
         return ok(s.PublishStatusSerializer(selectors.publish_status(content)).data)

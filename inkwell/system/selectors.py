@@ -7,7 +7,11 @@ holds the key a call would use, is for this app's services.
 """
 
 import copy
+import logging
 from dataclasses import replace
+
+from django.conf import settings
+from django.core.cache import cache
 
 from inkwell import crypto
 from inkwell.ai.client import AIClient
@@ -18,6 +22,8 @@ from inkwell.publishing.models import SiteSettings
 from inkwell.system.defaults import AI_PROVIDER_DEFAULTS, CONTENT_DEFAULTS, IMAGE_GENERATION_DEFAULTS, MODULES
 from inkwell.system.models import ContentSettings, IntegrationSettings, IntegrationType, ModuleSetting, PromptOverride
 from inkwell.tenancy.models import Account, Site
+
+logger = logging.getLogger(__name__)
 
 # The fields of each integration type that IntegrationSettings.config holds once saved.
 CONFIG_FIELDS = {
@@ -57,6 +63,7 @@ class EffectiveIntegration:
         # at another provider or server must bring its own key, or the operator's key would be
         # sent to a server of the account's choosing.
         at_global_endpoint = (self.provider, self.base_url) == (default.provider, default.base_url)
+        self.at_global_endpoint = at_global_endpoint
         self.default_key_applies = not self.own_key and bool(default.api_key) and at_global_endpoint
         self.api_key = self.own_key or (default.api_key if self.default_key_applies else "")
 
@@ -81,7 +88,13 @@ class EffectiveIntegration:
 
     def provider_config(self, *, model: str, api_key: str | None = None) -> ProviderConfig:
         return replace(
-            self.default, provider=self.provider, base_url=self.base_url, model=model, api_key=self.api_key if api_key is None else api_key
+            self.default,
+            provider=self.provider,
+            base_url=self.base_url,
+            model=model,
+            api_key=self.api_key if api_key is None else api_key,
+            # The deployment's embeddings model (AI_EMBEDDING_MODEL) is a model of its own endpoint only.
+            embedding_model=self.default.embedding_model if self.at_global_endpoint else "",
         )
 
 
@@ -182,9 +195,35 @@ def module_states(account: Account) -> dict[str, bool]:
     return {module: saved.get(module, True) for module in MODULES}
 
 
-def disabled_modules(account: Account) -> frozenset[str]:
-    """The modules the account switched off, in one indexed query."""
+def _disabled_modules_of(account: Account) -> frozenset[str]:
     return frozenset(ModuleSetting.objects.for_account(account).filter(enabled=False).values_list("module", flat=True))
+
+
+def disabled_modules_key(account_id: int) -> str:
+    return f"disabled-modules:{account_id}"
+
+
+def disabled_modules(account: Account) -> frozenset[str]:
+    """The modules the account switched off. Every request to a module's views asks, so the answer
+    is kept in the cache for ``PRINCIPAL_CACHE_SECONDS`` (forgotten on every change,
+    ``inkwell.system.signals``); else, and with that setting 0, one indexed query."""
+    timeout = settings.INKWELL_PRINCIPAL_CACHE_SECONDS
+    if not timeout:
+        return _disabled_modules_of(account)
+    key = disabled_modules_key(account.pk)
+    try:
+        cached = cache.get(key)
+    except Exception:  # a cache outage must not take the API down with it
+        logger.warning("cache unavailable; module switches read from the database", exc_info=True)
+        cached = None
+    if cached is not None:
+        return frozenset(cached)
+    modules = _disabled_modules_of(account)
+    try:
+        cache.set(key, tuple(modules), timeout=timeout)
+    except Exception:
+        logger.warning("cache unavailable; module switches not cached", exc_info=True)
+    return modules
 
 
 def module_enabled(account: Account, module: str) -> bool:

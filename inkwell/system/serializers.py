@@ -48,9 +48,17 @@ MAX_PROMPT_LENGTH = 20000
 
 
 class RejectUnknownFieldsMixin:
+    """Refuses fields the serializer does not have (400 ``Unknown field`` on each), except the
+    read-only fields of ``echoes``, the serializer of the matching GET: what a GET answers can
+    be sent back unchanged, and its read-only fields are ignored."""
+
     unknown_field_message = UNKNOWN_FIELD
+    echoes: type[serializers.Serializer] | None = None
 
     def to_internal_value(self, data):
+        if isinstance(data, Mapping) and self.echoes is not None:
+            echoed = {name for name, field in self.echoes().fields.items() if field.read_only and name not in self.fields}
+            data = {name: value for name, value in data.items() if name not in echoed}
         unknown = sorted(set(data) - set(self.fields)) if isinstance(data, Mapping) else []
         unknown_errors = {name: [self.unknown_field_message] for name in unknown}
         try:
@@ -159,7 +167,9 @@ class ImageGenerationSettingsSerializer(IntegrationSettingsSerializer):
 
 class IntegrationSettingsInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     """Null returns a field to the global default; ``api_key`` "" removes the account's key and
-    leaving it out keeps the stored one."""
+    leaving it out keeps the stored one. The GET's read-only fields sent back are ignored."""
+
+    echoes = IntegrationSettingsSerializer
 
     provider = serializers.ChoiceField(choices=PROVIDER_NAMES, required=False, allow_null=True)
     base_url = _base_url_field(required=False)

@@ -1,7 +1,7 @@
 from django.http import JsonResponse
 from django_filters import rest_framework as filters
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema, inline_serializer
 from rest_framework import mixins, serializers
 from rest_framework.exceptions import NotFound
 from rest_framework.permissions import IsAuthenticated
@@ -122,62 +122,46 @@ class IntegrationTestView(SystemSettingsView):
         return ok(s.KeyCheckSerializer(check).data)
 
 
-# Content settings: /settings/content/{key}/ and /settings/content/{key}/save/, one route per key.
+# Content settings: /settings/content/{key}/ and /settings/content/{key}/save/. The route's
+# converter (inkwell.system.urls) takes only the known keys, so any other key answers 404.
+
+CONTENT_SETTINGS_SERIALIZERS = {
+    "content_generation": (s.ContentGenerationSettingsSerializer, s.ContentGenerationSettingsInputSerializer),
+    "publishing": (s.PublishingContentSettingsSerializer, s.PublishingContentSettingsInputSerializer),
+}
+CONTENT_SETTINGS_KEY = OpenApiParameter(
+    "key", OpenApiTypes.STR, OpenApiParameter.PATH, enum=list(CONTENT_SETTINGS_SERIALIZERS), description="The group of content settings."
+)
+
+
+def _content_settings_shapes(index: int, name: str) -> PolymorphicProxySerializer:
+    return PolymorphicProxySerializer(
+        component_name=name, serializers=[pair[index] for pair in CONTENT_SETTINGS_SERIALIZERS.values()], resource_type_field_name=None
+    )
 
 
 class ContentSettingsView(SystemSettingsView):
     """The account's content settings of one key: the defaults merged with what it saved."""
 
-    key: str
+    @extend_schema(tags=["system"], parameters=[CONTENT_SETTINGS_KEY], responses={200: _content_settings_shapes(0, "ContentSettings")})
+    def get(self, request, key: str):
+        return ok(selectors.content_settings(request.account, key))
 
-    def _answer(self, request):
-        return ok(selectors.content_settings(request.account, self.key))
 
-
-class ContentSettingsSaveView(ContentSettingsView):
+class ContentSettingsSaveView(SystemSettingsView):
     """Saves the fields the body names (a field the key does not have is a 400) and answers the
     effective values."""
 
-    input_serializer: type[serializers.Serializer]
-
-    def post(self, request):
-        values = validated(self.input_serializer, request)
-        services.content_settings_save(account=request.account, key=self.key, user=request.user, values=values)
-        return self._answer(request)
-
-
-class ContentGenerationSettingsView(ContentSettingsView):
-    key = "content_generation"
-
-    @extend_schema(tags=["system"], responses={200: s.ContentGenerationSettingsSerializer})
-    def get(self, request):
-        return self._answer(request)
-
-
-class ContentGenerationSettingsSaveView(ContentSettingsSaveView):
-    key = "content_generation"
-    input_serializer = s.ContentGenerationSettingsInputSerializer
-
-    @extend_schema(tags=["system"], request=s.ContentGenerationSettingsInputSerializer, responses={200: s.ContentGenerationSettingsSerializer})
-    def post(self, request):
-        return super().post(request)
-
-
-class PublishingContentSettingsView(ContentSettingsView):
-    key = "publishing"
-
-    @extend_schema(tags=["system"], responses={200: s.PublishingContentSettingsSerializer})
-    def get(self, request):
-        return self._answer(request)
-
-
-class PublishingContentSettingsSaveView(ContentSettingsSaveView):
-    key = "publishing"
-    input_serializer = s.PublishingContentSettingsInputSerializer
-
-    @extend_schema(tags=["system"], request=s.PublishingContentSettingsInputSerializer, responses={200: s.PublishingContentSettingsSerializer})
-    def post(self, request):
-        return super().post(request)
+    @extend_schema(
+        tags=["system"],
+        parameters=[CONTENT_SETTINGS_KEY],
+        request=_content_settings_shapes(1, "ContentSettingsInput"),
+        responses={200: _content_settings_shapes(0, "ContentSettings")},
+    )
+    def post(self, request, key: str):
+        values = validated(CONTENT_SETTINGS_SERIALIZERS[key][1], request)
+        services.content_settings_save(account=request.account, key=key, user=request.user, values=values)
+        return ok(selectors.content_settings(request.account, key))
 
 
 # Prompts.

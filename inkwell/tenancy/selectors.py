@@ -10,6 +10,23 @@ def user_with_account(user_id: int) -> User:
     return User.dangerously_unscoped.select_related("account__subscription__plan", "role").get(pk=user_id)
 
 
+def own_user(user: User) -> dict:
+    """``/auth/me/``: what ``UserSerializer`` writes, built directly from the (cached) principal;
+    the console polls it. Datetimes are left to the renderer, which writes them as DRF does."""
+    return {
+        "id": user.pk,
+        "email": user.email,
+        "first_name": user.first_name,
+        "last_name": user.last_name,
+        "role": user.role_name,
+        "account": {"id": user.account.pk, "name": user.account.name} if user.account_id else None,
+        "is_active": user.is_active,
+        "is_staff": user.is_staff,
+        "date_joined": user.date_joined,
+        "last_login": user.last_login,
+    }
+
+
 def account_user(account: Account, user_id: int) -> User:
     return (
         User.objects.for_account(account)

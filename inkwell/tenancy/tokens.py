@@ -6,6 +6,8 @@ retires every token issued before. Only HS256 is accepted, so ``alg: none`` and 
 confusion are refused by PyJWT itself.
 """
 
+import functools
+import time
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -17,6 +19,7 @@ from django.db.models import F
 from django.utils import timezone
 from rest_framework.exceptions import AuthenticationFailed
 
+from inkwell.tenancy import principal
 from inkwell.tenancy.models import RefreshToken, User
 
 ACCESS = "access"
@@ -73,32 +76,37 @@ def token_pair(user: User, *, family: uuid.UUID | None = None) -> dict:
     }
 
 
+VERIFIED_TOKENS_KEPT = 4096
+
+
+@functools.lru_cache(maxsize=VERIFIED_TOKENS_KEPT)
+def _verified(token: str, signing_key: str, algorithm: str) -> dict:
+    """The payload of a token whose signature and claims verified, kept per process: a client sends
+    the same access token with every request, and checking it again cost more than the rest of
+    authentication. Only tokens that verified are kept; expiry is checked again on every use."""
+    return jwt.decode(token, signing_key, algorithms=[algorithm], options={"require": REQUIRED_CLAIMS})
+
+
 def decode(token: str, expected_type: str) -> dict:
     """The verified payload, or AuthenticationFailed with code ``token_expired``/``invalid_token``."""
     try:
-        payload = jwt.decode(
-            token,
-            _config()["SIGNING_KEY"],
-            algorithms=[_config()["ALGORITHM"]],
-            options={"require": REQUIRED_CLAIMS},
-        )
+        payload = _verified(token, _config()["SIGNING_KEY"], _config()["ALGORITHM"])
     except jwt.ExpiredSignatureError:
         raise AuthenticationFailed("Token has expired", code="token_expired") from None
     except jwt.PyJWTError:
         raise AuthenticationFailed("Invalid token", code="invalid_token") from None
+    if payload["exp"] <= time.time():  # verified earlier, expired since
+        raise AuthenticationFailed("Token has expired", code="token_expired")
     if payload.get("type") != expected_type:
         raise AuthenticationFailed("Invalid token", code="invalid_token")
-    return payload
+    return dict(payload)  # the kept payload stays as verified whatever a caller does with its copy
 
 
 def user_for_payload(payload: dict) -> User:
-    """The active user the token names, if the token is still of the user's current version."""
-    user = (
-        User.dangerously_unscoped.select_related("account__subscription", "role")
-        .filter(pk=payload["user_id"], is_active=True)
-        .first()
-    )
-    if user is None or user.token_version != payload["ver"] or user.account_id != payload.get("account_id"):
+    """The active user the token names, if the token is still of the user's current version; with
+    account, subscription, plan and role, usually from the principal cache."""
+    user = principal.user(payload["user_id"], token_version=payload["ver"])
+    if user is None or not user.is_active or user.token_version != payload["ver"] or user.account_id != payload.get("account_id"):
         raise AuthenticationFailed("Invalid token", code="invalid_token")
     return user
 
@@ -139,5 +147,6 @@ def revoke_refresh_token(user: User, raw_token: str) -> bool:
 def revoke_all_tokens(user: User) -> None:
     """Retires every access and refresh token the user holds."""
     User.dangerously_unscoped.filter(pk=user.pk).update(token_version=F("token_version") + 1)
+    principal.forget([user.pk])  # the UPDATE sends no post_save
     user.refresh_from_db(fields=["token_version"])
     RefreshToken.objects.filter(user=user, revoked_at__isnull=True).update(revoked_at=timezone.now())

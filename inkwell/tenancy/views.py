@@ -103,7 +103,7 @@ class PasswordChangeView(OwnUserView):
 class MeView(OwnUserView):
     @extend_schema(tags=["auth"], responses={200: s.UserSerializer})
     def get(self, request):
-        return ok(s.UserSerializer(request.user).data)
+        return ok(selectors.own_user(request.user))
 
 
 class AccountView(ApiView):

@@ -40,6 +40,7 @@ from rest_framework.exceptions import ValidationError
 
 from inkwell.ai.types import ArticleDraft, GeneratedImage, TokenUsage
 from inkwell.api.exceptions import StateConflict
+from inkwell.billing.selectors import job_credits
 from inkwell.billing.services import cost_of, reserve, settle_job
 from inkwell.jobs.models import Job, JobStatus
 from inkwell.jobs.services import JobContext, JobFailed, job_kind, start_job
@@ -409,9 +410,9 @@ def generate_images(ctx: JobContext) -> dict:
     if unprompted:
         ctx.progress(5, "Writing image prompts")
         extraction = client.extract_image_prompts(article_of(content), count=len(pending), style=config["style"])
-        pending, credits = _save_prompts(ctx, pending, extraction.value, extraction.usage)
+        pending, _ = _save_prompts(ctx, pending, extraction.value, extraction.usage)
         if phase == Phase.PROMPTS:
-            return _generation_result(content.pk, pending, credits)
+            return _generation_result(content.pk, pending, job_credits(ctx.job))
 
     usages = []
     for index, image in enumerate(pending):
@@ -420,7 +421,9 @@ def generate_images(ctx: JobContext) -> dict:
         _store(ctx.job, image, result.value)
         usages.append(result.usage)
     ctx.progress(95, "Saving images")
-    return _save_images(ctx, pending, usages)
+    saved = _save_images(ctx, pending, usages)
+    # What the job reports is what it was charged: its prompt step as well as its images.
+    return {**saved, "credits_used": job_credits(ctx.job)}
 
 
 # Regenerating one image -----------------------------------------------------------------------

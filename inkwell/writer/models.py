@@ -69,6 +69,10 @@ class Task(AccountOwnedModel):
     word_count = models.PositiveIntegerField(default=1500)
     tone = models.CharField(max_length=20, default="professional")
     status = models.CharField(max_length=12, choices=TaskStatus.choices, default=TaskStatus.QUEUED)
+    # Cannibalization guard (#19, inkwell.writer.overlaps): the site's pieces this task competed
+    # with when it was created ({id, kind, title, similarity}), and whether there were any.
+    overlaps = models.JSONField(default=list, blank=True)
+    overlap_flagged = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

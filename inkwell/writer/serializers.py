@@ -79,6 +79,32 @@ def text_list(max_item_length: int, **kwargs) -> serializers.ListField:
     )
 
 
+# Cannibalization guard (#19, inkwell.writer.overlaps)
+
+class OverlapPieceSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="The idea's, task's or content's id.")
+    kind = serializers.CharField(help_text="`idea`, `task` or `content` (posts synced from the CMS are contents).")
+    title = serializers.CharField()
+
+
+class OverlapSerializer(OverlapPieceSerializer):
+    similarity = serializers.FloatField(help_text="Cosine similarity of the two pieces' meaning (title and target keywords), 0 to 1.")
+
+
+class OverlapPairSerializer(serializers.Serializer):
+    site_id = serializers.IntegerField()
+    similarity = serializers.FloatField(help_text="Cosine similarity of the two pieces' meaning, 0 to 1; closest pairs first.")
+    first = OverlapPieceSerializer()
+    second = OverlapPieceSerializer()
+
+
+OVERLAPS_HELP = (
+    "The site's ideas, tasks and contents this one competed with for the same search intent when it was created "
+    "(similarity at least AI_OVERLAP_SIMILARITY), closest first, at most 10. Informational: nothing is blocked."
+)
+OVERLAP_FLAGGED_HELP = "True when `overlaps` was not empty at creation."
+
+
 # Tasks
 
 
@@ -90,6 +116,8 @@ class TaskSerializer(serializers.ModelSerializer):
     content_id = serializers.IntegerField(read_only=True, allow_null=True, help_text="The newest content written from this task.")
     keywords = serializers.ListField(child=serializers.CharField(), read_only=True)
     outline = serializers.ListField(child=serializers.CharField(), read_only=True)
+    overlaps = OverlapSerializer(many=True, read_only=True, help_text=OVERLAPS_HELP)
+    overlap_flagged = serializers.BooleanField(read_only=True, help_text=OVERLAP_FLAGGED_HELP)
 
     class Meta:
         model = Task
@@ -109,6 +137,8 @@ class TaskSerializer(serializers.ModelSerializer):
             "tone",
             "status",
             "content_id",
+            "overlaps",
+            "overlap_flagged",
             "created_at",
             "updated_at",
         ]
@@ -214,6 +244,19 @@ class ContentSerializer(ContentListItemSerializer):
 
     def get_taxonomy_ids(self, content) -> list[int]:
         return sorted(taxonomy.pk for taxonomy in content.taxonomies.all())
+
+
+class ContentCreatedSerializer(ContentSerializer):
+    overlaps = OverlapSerializer(
+        many=True,
+        read_only=True,
+        help_text="The site's ideas, tasks and contents this content competes with for the same search intent "
+        "(similarity at least AI_OVERLAP_SIMILARITY), closest first, at most 10; in this answer only. Nothing is blocked.",
+    )
+
+    class Meta(ContentSerializer.Meta):
+        fields = [*ContentSerializer.Meta.fields, "overlaps"]
+        read_only_fields = fields
 
 
 class ContentFieldsMixin(serializers.Serializer):

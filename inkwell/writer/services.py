@@ -7,6 +7,7 @@ from rest_framework.exceptions import ValidationError
 
 from inkwell.api.exceptions import Conflict, StateConflict
 from inkwell.billing.services import cost_of, reserve_for_job
+from inkwell.integration.models import SiteIntegration
 from inkwell.jobs.models import Job
 from inkwell.jobs.services import start_job
 from inkwell.notifications.models import NotificationType
@@ -16,6 +17,7 @@ from inkwell.system.selectors import content_settings
 from inkwell.tenancy.models import Account, Sector, Site, User
 from inkwell.tenancy.serializers import SECTOR_NOT_IN_SITE
 from inkwell.writer.models import Content, ContentRevision, ContentStatus, SiteStatus, Task, TaskStatus, Taxonomy, TaxonomyType
+from inkwell.writer.overlaps import flag_new_tasks
 from inkwell.writer.sanitize import clean_html, visible_word_count
 from inkwell.writer.signals import content_approved
 
@@ -28,11 +30,15 @@ TRANSITIONS = {
     ContentStatus.REVIEW: frozenset({ContentStatus.APPROVED, ContentStatus.DRAFT}),
     ContentStatus.APPROVED: frozenset({ContentStatus.REVIEW}),
 }
+# The workflow statuses a CMS may receive content in (the editorial gate).
+PUBLISHABLE_STATUSES = frozenset({ContentStatus.APPROVED, ContentStatus.PUBLISHED})
 # A change of any of these keeps the previous version as a revision.
 REVISED_FIELDS = ("title", "html", "meta_title", "meta_description")
 IDEA_TAKEN = "This idea already has a task"
 IDEA_NOT_IN_SITE = "Idea must belong to the selected site"
 TAXONOMY_NOT_IN_SITE = "Taxonomy must belong to the content's site"
+NOT_APPROVED = "Only approved content can be published or scheduled; this content is {status}: move it to approved first (update_content with status approved)"
+NO_ACTIVE_INTEGRATION = "This site has no active CMS integration: connect one (POST /api/v1/integration/) or activate it first"
 
 
 # Tasks
@@ -86,7 +92,9 @@ def tasks_bulk_create(*, account: Account, items: list[dict]) -> list[Task]:
     idea_ids = [_idea_id(item) for item in items]
     _check_ideas_free(account, idea_ids, lambda index: f"tasks.{index}.idea_id")
     defaults = _task_defaults(account)
-    tasks = Task.objects.bulk_create([_new_task(account, defaults, item) for item in items])
+    tasks = [_new_task(account, defaults, item) for item in items]
+    flag_new_tasks(account, tasks)
+    tasks = Task.objects.bulk_create(tasks)
     _mark_ideas_converted(account, idea_ids)
     return tasks
 
@@ -95,6 +103,7 @@ def tasks_bulk_create(*, account: Account, items: list[dict]) -> list[Task]:
 def task_create(*, account: Account, **fields) -> Task:
     _check_ideas_free(account, [_idea_id(fields)], lambda index: "idea_id")
     task = _new_task(account, _task_defaults(account), fields)
+    flag_new_tasks(account, [task])
     task.save()
     _mark_ideas_converted(account, [task.idea_id])
     return task
@@ -264,11 +273,23 @@ def content_update(*, account: Account, content: Content, user: User | None, **f
     return current
 
 
+def check_publishable(content: Content) -> None:
+    """The editorial gate: only approved content may go to a CMS (409 saying what to do).
+    Content published before was approved then: publishing it again updates its post."""
+    if content.status not in PUBLISHABLE_STATUSES:
+        raise StateConflict({"status": [NOT_APPROVED.format(status=content.status)]})
+
+
 def content_schedule(*, content: Content, scheduled_publish_at) -> dict:
-    """Places the content on the publishing schedule (any publishing status but ``publishing``)."""
+    """Places approved content of a site with an active CMS integration on the publishing
+    schedule (any publishing status but ``publishing``). What would fail at its time is refused
+    now: content that is not approved, or a site with no active integration (409)."""
+    check_publishable(content)
+    if not SiteIntegration.objects.for_account(content.account_id).filter(site_id=content.site_id, is_active=True).exists():
+        raise StateConflict({"site": [NO_ACTIVE_INTEGRATION]})
     scheduled = (
         Content.objects.for_account(content.account_id)
-        .filter(pk=content.pk)
+        .filter(pk=content.pk, status__in=PUBLISHABLE_STATUSES)
         .exclude(site_status=SiteStatus.PUBLISHING)
         .update(site_status=SiteStatus.SCHEDULED, scheduled_publish_at=scheduled_publish_at, updated_at=timezone.now())
     )

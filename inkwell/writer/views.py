@@ -21,6 +21,7 @@ from inkwell.writer.filters import ContentFilter, TaskFilter, TaxonomyFilter
 from inkwell.writer.image_serializers import GenerateImagesInputSerializer
 from inkwell.writer.image_views import generate_images_response
 from inkwell.writer.models import Content, Task, Taxonomy
+from inkwell.writer.overlaps import content_overlaps
 
 
 class WriterViewSet(AccountScopedViewSet):
@@ -90,10 +91,12 @@ class ContentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, WriterVie
     def get_serializer_class(self):
         return s.ContentListItemSerializer if self.action == "list" else s.ContentSerializer
 
-    @extend_schema(request=s.ContentCreateInputSerializer, responses={201: s.ContentSerializer})
+    @extend_schema(request=s.ContentCreateInputSerializer, responses={201: s.ContentCreatedSerializer})
     def create(self, request):
+        """A new draft; the answer's `overlaps` lists the site's pieces it competes with (nothing is blocked)."""
         content = services.content_create(account=request.account, **validated(s.ContentCreateInputSerializer, request))
-        return created(s.ContentSerializer(content).data)
+        content.overlaps = content_overlaps(request.account, content)
+        return created(s.ContentCreatedSerializer(content).data)
 
     def _update(self, request, *, partial: bool):
         content = self.get_object()
@@ -134,21 +137,23 @@ class ContentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, WriterVie
         the images (``ai_prompts_*``, ``ai_images_*``). ``image_type``: featured or in_article."""
         return generate_images_response(request, self.get_object())
 
-    @extend_schema(request=None, responses={200: PublishStatusSerializer, 409: ErrorEnvelopeSerializer})
+    @extend_schema(request=None, responses={200: PublishStatusSerializer, 409: ErrorEnvelopeSerializer, 502: ErrorEnvelopeSerializer})
     @action(detail=True, methods=["post"])
     def publish_to_cms(self, request, pk=None):
-        """Publishes the content on its site's CMS now (as ``POST /publisher/publish/`` does): the
-        answer is where it stands afterwards, with the attempt's record. A site with no active
-        integration, or content already being published, is a 409."""
+        """Publishes approved content on its site's CMS now (as ``POST /publisher/publish/`` does):
+        the answer is where it stands afterwards, with the attempt's record. Content that is not
+        approved, a site with no active integration, or content already being published is a 409;
+        a CMS that refused or could not be reached is a 502 with its reason and the retry plan."""
         content = self.get_object()
         publishing.publish_now(content=content, user=request.user)
         return ok(PublishStatusSerializer(publish_status(content)).data)
 
-    @extend_schema(request=s.ScheduleInputSerializer, responses={200: s.ScheduleResultSerializer})
+    @extend_schema(request=s.ScheduleInputSerializer, responses={200: s.ScheduleResultSerializer, 409: ErrorEnvelopeSerializer})
     @action(detail=True, methods=["post"])
     def schedule(self, request, pk=None):
-        """Puts the content on the publishing schedule: ``site_status`` becomes ``scheduled``. The
-        time must be in the future (400); content being published is a 409."""
+        """Puts approved content on the publishing schedule: ``site_status`` becomes ``scheduled``.
+        The time must be in the future (400); content that is not approved, a site with no active
+        CMS integration, or content being published is a 409."""
         content = self.get_object()
         result = services.content_schedule(content=content, **validated(s.ScheduleInputSerializer, request))
         return ok(s.ScheduleResultSerializer(result).data)

@@ -48,6 +48,7 @@ def default_text_config(*, live: bool = True) -> ProviderConfig:
         model=(ai.get("LIVE_MODEL") if live else ai.get("TESTING_MODEL")) or "",
         timeout_seconds=float(ai.get("TIMEOUT_SECONDS") or 60),
         max_retries=int(ai.get("MAX_RETRIES") if ai.get("MAX_RETRIES") is not None else 3),
+        embedding_model=ai.get("EMBEDDING_MODEL") or "",
     )
 
 

@@ -28,6 +28,9 @@ class ProviderConfig:
     model: str = ""
     timeout_seconds: float = 60
     max_retries: int = 3
+    # The endpoint's embeddings model; when set, the openai provider clusters keywords by its
+    # vectors (inkwell.ai.local.clustering) instead of asking the chat model.
+    embedding_model: str = ""
 
     def __repr__(self) -> str:
         return f"ProviderConfig(provider={self.provider!r}, base_url={self.base_url!r}, model={self.model!r}, api_key=***)"

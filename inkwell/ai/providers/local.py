@@ -1,11 +1,13 @@
 """The ``local`` provider: an offline, deterministic drafting aid. It is not a language model.
 
-It needs no network, no API key and no model files. Every operation is computed from its
-structured inputs with fixed rules, word lists and scikit-learn / Pillow, so the same input
+It needs no network, no API key and no model files beyond the one its ``wordllama`` dependency
+ships. Every operation is computed from its structured inputs with fixed rules, word lists,
+WordLlama vectors and scikit-learn / Pillow, so the same input
 always gives the same output, and the output is a starting point for a human editor:
 
-- keyword clustering groups keywords by the words (and spellings) they share, with TF-IDF
-  features and agglomerative clustering (``inkwell.ai.local.clustering``);
+- keyword clustering groups keywords by meaning: WordLlama embeddings (a 256-dimension model
+  shipped inside the ``wordllama`` wheel, loaded once per process, never downloaded) and
+  agglomerative clustering cut at a similarity threshold (``inkwell.ai.local.clustering``);
 - ideas, articles and image prompts are composed from templates and a phrase bank filled with the
   brief's title and keywords, honouring its length, tone, structure, outline and FAQ choice
   (``ideas``, ``writer``, ``images``);
@@ -21,8 +23,10 @@ reports treat every provider alike.
 
 import math
 
+from django.conf import settings
+
 from inkwell.ai.analysis import blocks
-from inkwell.ai.local.clustering import cluster_keywords
+from inkwell.ai.local.clustering import SIMILARITY, cluster_keywords
 from inkwell.ai.local.ideas import generate_ideas
 from inkwell.ai.local.images import extract_image_prompts, render_image
 from inkwell.ai.local.optimizer import optimize_article
@@ -66,7 +70,7 @@ class LocalTextProvider:
         self.config = config or ProviderConfig(provider=NAME)
 
     def cluster_keywords(self, keywords: list[KeywordInput], *, prompt: str) -> AIResult[list[ClusterDraft]]:
-        clusters = cluster_keywords(list(keywords))
+        clusters = cluster_keywords(list(keywords), similarity=float(settings.INKWELL_AI.get("CLUSTER_SIMILARITY", SIMILARITY)))
         return AIResult(clusters, _usage(prompt, *(f"{cluster.name} {cluster.description}" for cluster in clusters)))
 
     def generate_ideas(self, cluster_name: str, keywords: list[str], *, count: int, prompt: str) -> AIResult[list[IdeaDraft]]:

@@ -32,7 +32,9 @@ from io import BytesIO
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
+import numpy as np
 import openai
+from django.conf import settings
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 from PIL import Image, UnidentifiedImageError
@@ -48,6 +50,7 @@ from inkwell.ai.errors import (
     ProviderTimeout,
     ProviderUnavailable,
 )
+from inkwell.ai.local.clustering import cluster_keywords as cluster_by_vectors
 from inkwell.ai.providers.base import ProviderConfig
 from inkwell.ai.types import (
     IMAGE_TYPES,
@@ -77,6 +80,8 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 LOCAL_SERVER_PLACEHOLDER_KEY = "not-needed"
 OTHER_CLUSTER_NAME = "Other"
 OUTPUT_ATTEMPTS = 2  # the first answer, and one corrected retry
+# Texts per embeddings request (OpenAI accepts up to 2,048 inputs in one).
+EMBEDDING_BATCH = 1000
 MAX_IMAGE_BYTES = 50 * 1024 * 1024
 IMAGE_MIME_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp"}
 UNREACHABLE = "The AI provider could not be reached"
@@ -384,6 +389,8 @@ class OpenAITextProvider(_OpenAIProvider):
     def cluster_keywords(self, keywords: list[KeywordInput], *, prompt: str) -> AIResult[list[ClusterDraft]]:
         if not keywords:
             return AIResult([], TokenUsage(model=self.config.model))
+        if self.config.embedding_model:
+            return self._cluster_by_embeddings(keywords)
         inputs = {"keywords": [{"id": k.id, "keyword": k.keyword, "volume": k.volume, "difficulty": k.difficulty} for k in keywords]}
         data, usage = self._complete("cluster_keywords", prompt, inputs)
         return AIResult(_clusters(data, keywords), usage)
@@ -432,6 +439,37 @@ class OpenAITextProvider(_OpenAIProvider):
         optimized = _article(data)
         result = OptimizedArticle(article=optimized, before=analyze(article), after=analyze(optimized), changes=_strings(data["changes"]))
         return AIResult(result, usage)
+
+    def _cluster_by_embeddings(self, keywords: list[KeywordInput]) -> AIResult[list[ClusterDraft]]:
+        """Clusters by the endpoint's embeddings model (``config.embedding_model``) with the same
+        rules as the local provider (``inkwell.ai.local.clustering``), cut at the
+        ``AI_EMBEDDING_CLUSTER_SIMILARITY`` setting. The prompt is not used: there is no chat."""
+        model = self.config.embedding_model
+        usage = TokenUsage(model=model)
+
+        def vectors(texts: list[str]) -> np.ndarray:
+            nonlocal usage
+            rows: list = []
+            for start in range(0, len(texts), EMBEDDING_BATCH):
+                batch = texts[start : start + EMBEDDING_BATCH]
+                response = self._call(
+                    "cluster_keywords", lambda client, batch=batch: client.embeddings.create(model=model, input=batch, encoding_format="float")
+                )
+                usage = _add_usage(usage, response)
+                data = sorted(getattr(response, "data", None) or [], key=lambda item: getattr(item, "index", 0))
+                if len(data) != len(batch):
+                    raise InvalidProviderOutput()
+                rows.extend(getattr(item, "embedding", None) for item in data)
+            try:
+                matrix = np.asarray(rows, dtype=np.float32)
+            except (TypeError, ValueError):
+                raise InvalidProviderOutput() from None
+            if matrix.ndim != 2 or not matrix.shape[1] or not np.isfinite(matrix).all():
+                raise InvalidProviderOutput()
+            return matrix
+
+        similarity = float(settings.INKWELL_AI.get("EMBEDDING_CLUSTER_SIMILARITY", 0.5))
+        return AIResult(cluster_by_vectors(keywords, similarity=similarity, embedder=vectors), usage)
 
     def _complete(self, operation_name: str, prompt: str, inputs: dict) -> tuple[dict, TokenUsage]:
         """Ask, validate, ask again once with the reason if the answer is unusable."""

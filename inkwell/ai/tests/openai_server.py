@@ -1,6 +1,6 @@
 """An OpenAI-compatible HTTP server for tests: the real wire protocol on 127.0.0.1.
 
-It answers ``POST /v1/chat/completions``, ``POST /v1/images/generations`` and ``GET /v1/models``
+It answers ``POST /v1/chat/completions``, ``POST /v1/embeddings``, ``POST /v1/images/generations`` and ``GET /v1/models``
 the way the OpenAI API does (bodies, statuses, ``x-request-id``, ``Retry-After``, error bodies
 ``{"error": {"message", "type", "param", "code"}}``), checks the bearer key, the model and the
 request shape, and records every request.
@@ -18,7 +18,11 @@ Tests script what an endpoint does next, one behaviour per request, then back to
         ...
         assert len(server.requests_to("chat")) == 2
 
-Endpoints are named ``"chat"``, ``"images"`` and ``"models"``. The SDK ignores a ``Retry-After``
+An embedding is a deterministic bag of words: each lower-cased word adds +1 or -1 to one of
+``EMBEDDING_DIMENSIONS`` dimensions picked by its hash, so texts that share words are close (as
+``float`` lists, or base64 float32 with ``encoding_format="base64"``, as the API sends them).
+
+Endpoints are named ``"chat"``, ``"embeddings"``, ``"images"`` and ``"models"``. The SDK ignores a ``Retry-After``
 of 0 and falls back to its own backoff (0.5 s and up), so quick tests use a small positive value,
 sent as ``retry-after-ms`` as OpenAI does.
 """
@@ -29,6 +33,7 @@ import base64
 import hashlib
 import json
 import math
+import struct
 import threading
 import time
 import uuid
@@ -45,9 +50,11 @@ from PIL import Image, ImageDraw
 from tests.loopback import LoopbackServer
 
 TEST_API_KEY = "sk-inkwell-test-4f9c2a7e1b3d5f60"
-DEFAULT_MODELS = ("gpt-4o-mini", "gpt-4o", "gpt-image-1", "dall-e-3")
+DEFAULT_MODELS = ("gpt-4o-mini", "gpt-4o", "gpt-image-1", "dall-e-3", "text-embedding-3-small")
+EMBEDDING_DIMENSIONS = 64
 ENDPOINTS = {
     ("POST", "/v1/chat/completions"): "chat",
+    ("POST", "/v1/embeddings"): "embeddings",
     ("POST", "/v1/images/generations"): "images",
     ("GET", "/v1/models"): "models",
 }
@@ -107,7 +114,8 @@ class Behaviour:
     @classmethod
     def content(cls, content: str | bytes | dict | list, *, finish_reason: str = "stop") -> Behaviour:
         """A chat answer with exactly this content (a dict or list is sent as JSON) and finish
-        reason ("length": cut off at the token limit); for images, these bytes as the image."""
+        reason ("length": cut off at the token limit); for images, these bytes as the image; for
+        embeddings, this JSON as the whole answer."""
         if isinstance(content, bytes):
             return cls(kind="content", data=content)
         return cls(kind="content", text=content if isinstance(content, str) else json.dumps(content), finish_reason=finish_reason)
@@ -318,6 +326,30 @@ class _Handler(BaseHTTPRequestHandler):
             "system_fingerprint": "fp_inkwell_test",
         }
 
+    def _embeddings(self, body: Any, behaviour: Behaviour) -> dict:
+        if not isinstance(body, dict):
+            raise _ApiError(400, "We could not parse the JSON body of your request.")
+        model = self._check_model(body)
+        texts = body.get("input")
+        if isinstance(texts, str):
+            texts = [texts]
+        if not isinstance(texts, list) or not texts or not all(isinstance(text, str) and text for text in texts):
+            raise _ApiError(400, "'input' must be a non-empty string or a list of non-empty strings.", param="input")
+        if len(texts) > 2048:
+            raise _ApiError(400, "'input' must have at most 2048 items.", param="input")
+        if behaviour.kind == "content":
+            return json.loads(behaviour.text or "null")
+        encoding = body.get("encoding_format", "float")
+        if encoding not in ("float", "base64"):
+            raise _ApiError(400, "'encoding_format' must be 'float' or 'base64'.", param="encoding_format")
+        data = []
+        for index, text in enumerate(texts):
+            vector = _bag_of_words(text)
+            embedding: Any = base64.b64encode(struct.pack(f"<{len(vector)}f", *vector)).decode() if encoding == "base64" else vector
+            data.append({"object": "embedding", "index": index, "embedding": embedding})
+        tokens = sum(_tokens(text) for text in texts)
+        return {"object": "list", "data": data, "model": model, "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
+
     def _images(self, body: Any, behaviour: Behaviour) -> dict:
         if not isinstance(body, dict):
             raise _ApiError(400, "We could not parse the JSON body of your request.")
@@ -362,6 +394,15 @@ def _scripted_error(behaviour: Behaviour) -> _ApiError:
         headers["retry-after-ms"] = str(round(behaviour.retry_after * 1000))
         headers["Retry-After"] = str(math.ceil(behaviour.retry_after))
     return _ApiError(behaviour.status_code, message, error_type=error_type, code=behaviour.error_code or code, param=behaviour.error_param, headers=headers)
+
+
+def _bag_of_words(text: str) -> list[float]:
+    vector = [0.0] * EMBEDDING_DIMENSIONS
+    for word in text.lower().split():
+        digest = hashlib.sha256(word.encode()).digest()
+        vector[digest[0] % EMBEDDING_DIMENSIONS] += 1.0 if digest[1] % 2 else -1.0
+    norm = math.sqrt(sum(value * value for value in vector)) or 1.0
+    return [value / norm for value in vector]
 
 
 def _tokens(text: str) -> int:

@@ -1,19 +1,30 @@
-"""Keyword clustering by the local provider (inkwell.ai.local.clustering)."""
+"""Keyword clustering by meaning in the local provider (inkwell.ai.local.clustering, issue #19)."""
 
 import csv
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from django.test import override_settings
 from sklearn.metrics import adjusted_rand_score
 
-from inkwell.ai.local.clustering import MAX_CLUSTER_SIZE, cluster_keywords
-from inkwell.ai.local.text import tokenize
+from inkwell.ai.local.clustering import cluster_keywords
 from inkwell.ai.providers.base import ProviderConfig
 from inkwell.ai.providers.local import LocalTextProvider
 from inkwell.ai.types import KeywordInput
 
 DATA = Path(__file__).parent / "data" / "labelled_keywords.csv"
+
+COFFEE = {
+    "grinders": ["best burr coffee grinder", "manual coffee grinder"],
+    "drip makers": ["drip coffee maker", "best drip coffee machine"],
+    "pour-over": ["pour over coffee kettle", "how to make pour over coffee"],
+    "decaf": ["best decaf coffee", "decaffeinated coffee beans"],
+    "shops": ["coffee shops near me", "cafe open now"],
+    "subscriptions": ["coffee subscription box", "monthly coffee delivery"],
+}
 
 
 def labelled_keywords() -> tuple[list[KeywordInput], list[str]]:
@@ -23,49 +34,99 @@ def labelled_keywords() -> tuple[list[KeywordInput], list[str]]:
     return keywords, [row["topic"] for row in rows]
 
 
-def assignment(clusters) -> dict[int, int]:
+def keywords_of(texts: list[str]) -> list[KeywordInput]:
+    return [KeywordInput(id=index + 1, keyword=text, volume=1000 - index) for index, text in enumerate(texts)]
+
+
+def cluster_of(clusters) -> dict[int, int]:
     return {keyword_id: index for index, cluster in enumerate(clusters) for keyword_id in cluster.keyword_ids}
 
 
-def test_labelled_set_covers_at_least_eight_topics_of_twelve_keywords():
-    _keywords, topics = labelled_keywords()
-    counts = {topic: topics.count(topic) for topic in set(topics)}
-    assert len(counts) >= 8
-    assert min(counts.values()) >= 12
+def texts_by_cluster(clusters, keywords) -> list[set[str]]:
+    text = {keyword.id: keyword.keyword for keyword in keywords}
+    return [{text[keyword_id] for keyword_id in cluster.keyword_ids} for cluster in clusters]
 
 
 def test_clusters_agree_with_the_labelled_topics():
-    """Adjusted Rand index of the clusters against the hand-labelled topics of
-    data/labelled_keywords.csv (10 topics x 15 keywords, the usual mix of head terms, modifiers and
-    questions). Measured 0.905 when this test was written: every cluster is pure and only a few
-    keywords that share no word with their topic ("how to froth milk for latte") stand apart. The
-    bar of 0.80 leaves room for small tuning changes but fails if clusters start mixing topics
-    (merging any two topics costs about 0.1) or a topic shatters into many pieces."""
+    """Adjusted Rand index against the hand-labelled topics of data/labelled_keywords.csv (10 topics
+    x 15 keywords), unclustered keywords counting as clusters of one. Measured 0.854 at the default
+    threshold when this test was written (TF-IDF gave 0.905 on this set, whose topics share their
+    head words; bench/clustering.py measures the set grouped by meaning, where TF-IDF falls behind)."""
     keywords, topics = labelled_keywords()
-    found = assignment(cluster_keywords(keywords))
-    score = adjusted_rand_score(topics, [found[keyword.id] for keyword in keywords])
+    clusters = cluster_keywords(keywords)
+    found = cluster_of(clusters)
+    labels = [found.get(keyword.id, len(clusters) + keyword.id) for keyword in keywords]
+    score = adjusted_rand_score(topics, labels)
     assert score >= 0.80, f"adjusted Rand index {score:.3f}"
 
 
-def test_every_keyword_lands_in_exactly_one_cluster():
-    keywords, _topics = labelled_keywords()
-    clusters = cluster_keywords(keywords)
-    ids = [keyword_id for cluster in clusters for keyword_id in cluster.keyword_ids]
-    assert sorted(ids) == sorted(keyword.id for keyword in keywords)
-    assert all(cluster.keyword_ids for cluster in clusters)
+def test_a_catch_all_topic_splits_into_one_cluster_per_topic():
+    """The issue's "Coffee" catch-all: shops, grinders, drip makers, pour-over, subscriptions and
+    decaf. No cluster holds keywords of two of them."""
+    topic_of = {text: topic for topic, texts in COFFEE.items() for text in texts}
+    keywords = keywords_of(list(topic_of))
+    groups = texts_by_cluster(cluster_keywords(keywords), keywords)
+    assert len(groups) >= 4
+    for group in groups:
+        assert len({topic_of[text] for text in group}) == 1, group
 
 
-def test_duplicate_and_empty_keywords_still_land_in_one_cluster_each():
+def test_synonyms_meet_in_one_cluster():
+    keywords = keywords_of(["how many calories in a latte", "latte nutrition", "mortgage rates today", "current home loan rates"])
+    groups = texts_by_cluster(cluster_keywords(keywords), keywords)
+    assert sorted(groups, key=min) == [{"current home loan rates", "mortgage rates today"}, {"how many calories in a latte", "latte nutrition"}]
+
+
+def test_the_same_keyword_from_several_countries_is_one_entry():
     keywords = [
-        KeywordInput(1, "dog training"),
-        KeywordInput(2, "dog training"),
-        KeywordInput(3, "best"),
-        KeywordInput(4, "how to"),
-        KeywordInput(5, "!!!"),
-        KeywordInput(6, "puppy training classes"),
+        KeywordInput(1, "latte nutrition", volume=900, country="US"),
+        KeywordInput(2, "Latte  Nutrition", volume=200, country="GB"),
+        KeywordInput(3, "latte nutrition", volume=100, country="CA"),
+        KeywordInput(4, "how many calories in a latte", volume=800, country="US"),
     ]
-    ids = sorted(keyword_id for cluster in cluster_keywords(keywords) for keyword_id in cluster.keyword_ids)
-    assert ids == [1, 2, 3, 4, 5, 6]
+    [cluster] = cluster_keywords(keywords)
+    assert sorted(cluster.keyword_ids) == [1, 2, 3, 4]
+    assert cluster.name == "Latte Nutrition"
+    assert cluster.description.startswith("2 keywords about latte nutrition with 2,000 monthly searches")
+    assert cluster.description.count('"latte nutrition"') == 1
+    assert "Searched in several countries: CA, GB, US." in cluster.description
+
+
+def test_one_keyword_in_several_countries_alone_stays_unclustered():
+    keywords = [KeywordInput(1, "latte nutrition", country="US"), KeywordInput(2, "latte nutrition", country="GB")]
+    assert cluster_keywords(keywords) == []
+
+
+def test_a_keyword_that_fits_nowhere_stays_unclustered():
+    keywords, _topics = labelled_keywords()
+    loner = KeywordInput(999, "quantum chromodynamics lecture")
+    clusters = cluster_keywords([*keywords, loner])
+    assert 999 not in cluster_of(clusters)
+    assert all(len(cluster.keyword_ids) >= 2 for cluster in clusters)
+
+
+def test_a_cluster_is_named_after_its_highest_volume_keyword():
+    keywords = [KeywordInput(1, "drip coffee maker", volume=300), KeywordInput(2, "best drip coffee machine", volume=4400)]
+    [cluster] = cluster_keywords(keywords)
+    assert cluster.name == "Best Drip Coffee Machine"
+    assert cluster.description == (
+        '2 keywords about best drip coffee machine with 4,700 monthly searches in all. Top keywords: "best drip coffee machine", "drip coffee maker".'
+    )
+
+
+def test_every_keyword_is_in_at_most_one_cluster_of_at_least_two_keywords():
+    keywords, _topics = labelled_keywords()
+    ids = [keyword_id for cluster in cluster_keywords(keywords) for keyword_id in cluster.keyword_ids]
+    assert len(ids) == len(set(ids))
+    assert set(ids) <= {keyword.id for keyword in keywords}
+
+
+def test_the_number_of_clusters_follows_the_threshold_not_a_fixed_count():
+    keywords, _topics = labelled_keywords()
+    loose, default, strict = (cluster_keywords(keywords, similarity=value) for value in (0.2, 0.325, 0.6))
+    clustered = [sum(len(cluster.keyword_ids) for cluster in clusters) for clusters in (loose, default, strict)]
+    assert len(loose) < len(default) < len(strict)
+    assert clustered[0] > clustered[1] > clustered[2]
 
 
 def test_clustering_is_deterministic_and_ignores_input_order():
@@ -77,72 +138,45 @@ def test_clustering_is_deterministic_and_ignores_input_order():
     assert cluster_keywords(shuffled) == first
 
 
-def test_cluster_names_come_from_the_cluster_own_keywords():
+@pytest.mark.parametrize("texts", [[], ["solar panels"], ["", "   "], ["best", "how to"]])
+def test_tiny_or_empty_inputs_cluster_without_error(texts):
+    clusters = cluster_keywords(keywords_of(texts))
+    assert all(len(cluster.keyword_ids) >= 2 for cluster in clusters)
+
+
+def test_the_provider_uses_the_threshold_setting():
     keywords, _topics = labelled_keywords()
-    by_id = {keyword.id: keyword.keyword for keyword in keywords}
-    for cluster in cluster_keywords(keywords):
-        own_words = {word for keyword_id in cluster.keyword_ids for word in tokenize(by_id[keyword_id])}
-        name_words = {word for word in tokenize(cluster.name) if not word.isdigit()}
-        assert name_words and name_words <= own_words, (cluster.name, sorted(own_words))
+    provider = LocalTextProvider(ProviderConfig())
+    with override_settings(INKWELL_AI={"CLUSTER_SIMILARITY": 0.6}):
+        strict = provider.cluster_keywords(keywords, prompt="Group these keywords into topical clusters")
+    assert strict.value == cluster_keywords(keywords, similarity=0.6)
+    assert strict.usage.model == "local"
+    assert strict.usage.prompt_tokens == 8  # 6 words x 4/3
+    assert strict.usage.completion_tokens > 0
 
 
-def test_names_are_unique_and_descriptions_give_size_and_top_keywords():
-    keywords, _topics = labelled_keywords()
-    clusters = cluster_keywords(keywords)
-    names = [cluster.name.lower() for cluster in clusters]
-    assert len(names) == len(set(names))
-    by_id = {keyword.id: keyword for keyword in keywords}
-    for cluster in clusters:
-        size = len(cluster.keyword_ids)
-        assert cluster.description.startswith(f"{size} keyword")
-        top = max((by_id[keyword_id] for keyword_id in cluster.keyword_ids), key=lambda keyword: (keyword.volume, [-ord(c) for c in keyword.keyword]))
-        assert f'"{top.keyword}"' in cluster.description
-
-
-def test_well_known_topics_get_readable_names():
-    keywords, topics = labelled_keywords()
-    clusters = cluster_keywords(keywords)
-    names = {cluster.name for cluster in clusters}
-    assert {"Mortgage Rates", "Running Shoes", "Dog Training", "Solar Panels"} <= names
-
-
-def test_number_of_clusters_follows_the_data_not_a_fixed_count():
-    keywords, _topics = labelled_keywords()
-    three_topics = [keyword for keyword, topic in zip(keywords, labelled_keywords()[1]) if topic in ("running shoes", "mortgage rates", "solar panels")]
-    assert len(cluster_keywords(three_topics)) == 3
-    assert len(cluster_keywords(keywords)) > 3
-
-
-def test_a_broad_topic_splits_into_clusters_of_at_most_the_maximum_size():
-    heads = ["running shoes", "trail running shoes", "road running shoes"]
-    facets = ["for women", "for men", "for flat feet", "for beginners", "for marathon", "waterproof", "lightweight", "wide", "cushioned", "cheap", "size guide", "reviews", "sale", "near me", "for kids", "for walking", "for gym", "black", "white", "vegan", "for high arches"]
-    keywords = [KeywordInput(index, f"{head} {facet}") for index, (head, facet) in enumerate((head, facet) for head in heads for facet in facets)]
-    clusters = cluster_keywords(keywords)
-    assert len(keywords) > MAX_CLUSTER_SIZE
-    assert all(len(cluster.keyword_ids) <= MAX_CLUSTER_SIZE for cluster in clusters)
-    assert sorted(keyword_id for cluster in clusters for keyword_id in cluster.keyword_ids) == [keyword.id for keyword in keywords]
-
-
-def test_a_keyword_unlike_any_other_keeps_a_cluster_of_its_own():
-    keywords, topics = labelled_keywords()
-    loner = KeywordInput(999, "quantum chromodynamics lecture")
-    clusters = cluster_keywords([*keywords, loner])
-    own = next(cluster for cluster in clusters if 999 in cluster.keyword_ids)
-    assert own.keyword_ids == [999]
-    assert own.name == "Quantum Chromodynamics Lecture"
-
-
-@pytest.mark.parametrize("count", [0, 1, 2])
-def test_tiny_inputs_cluster_without_error(count):
-    keywords = [KeywordInput(index, word) for index, word in enumerate(["solar panels", "solar panel cost"][:count])]
-    clusters = cluster_keywords(keywords)
-    assert sorted(keyword_id for cluster in clusters for keyword_id in cluster.keyword_ids) == list(range(count))
-
-
-def test_provider_clusters_with_estimated_token_usage():
-    keywords, _topics = labelled_keywords()
-    result = LocalTextProvider(ProviderConfig()).cluster_keywords(keywords, prompt="Group these keywords into topical clusters")
-    assert result.value == cluster_keywords(keywords)
-    assert result.usage.model == "local"
-    assert result.usage.prompt_tokens == 8  # 6 words x 4/3
-    assert result.usage.completion_tokens > 0
+def test_the_model_loads_lazily_once_per_process_without_the_network(tmp_path):
+    """In a fresh interpreter with every socket connection refused and an empty home directory
+    (no ~/.cache/wordllama): importing the clustering loads nothing; the first embedding loads the
+    model from the files inside the installed wordllama package, the second reuses it."""
+    script = """
+import socket
+def refuse(*args, **kwargs):
+    raise OSError("network refused by the test")
+socket.socket.connect = refuse
+socket.create_connection = refuse
+from inkwell.ai.local import embeddings
+import inkwell.ai.local.clustering
+assert embeddings._cached_model.cache_info().currsize == 0
+first = embeddings.embed(["latte nutrition", "how many calories in a latte"])
+second = embeddings.embed(["mortgage rates"])
+info = embeddings._cached_model.cache_info()
+assert (info.misses, info.hits) == (1, 1), info
+assert first.shape == (2, 256) and float(first[0] @ first[1]) > 0.5
+print("ok")
+"""
+    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "PYTHONPATH": str(Path(__file__).resolve().parents[3])}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "ok"
+    assert not (tmp_path / ".cache").exists()

@@ -165,7 +165,7 @@ def test_creating_past_the_plan_limit_answers_403_plan_limit_reached(tenant, as_
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("path", ["/api/v1/no-such-thing/", "/api/v1/auth/no-such-thing/", "/api/v1/"])
+@pytest.mark.parametrize("path", ["/api/v1/no-such-thing/", "/api/v1/auth/no-such-thing/", "/api/v2/"])
 def test_unknown_route_under_api_v1_answers_404_envelope(api_client, path):
     assert_error(api_client.get(path), 404, "not_found")
 

@@ -59,10 +59,14 @@ def quick_settings(tenant, *, article_length: int = 300, images_per_article: int
 
 
 def automation_settings(site, *, within_stage: int = 0, between_stage: int = 0, stages: dict[int, dict] | None = None, publishing: dict | None = None) -> None:
-    """Delays (seconds) and stage settings (``{number: {field: value}}``, stage_configs names)."""
+    """Delays (seconds) and stage settings (``{number: {field: value}}``, stage_configs names).
+    Stage 4 writes every task's article unless ``stages`` limits it (the default's three a run
+    is for a new account's first run, see ``test_estimate``)."""
+    stages = {4: {"max_per_run": 0}} | (stages or {})
+    stages[4] = {"max_per_run": 0} | stages[4]
     changes = {
         "automation_config": {"within_stage_delay": within_stage, "between_stage_delay": between_stage},
-        "stage_configs": [{"stage": number, **fields} for number, fields in (stages or {}).items()],
+        "stage_configs": [{"stage": number, **fields} for number, fields in stages.items()],
     }
     if publishing:
         changes["publishing_settings"] = publishing

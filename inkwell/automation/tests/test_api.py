@@ -89,7 +89,26 @@ def test_run_now_beyond_the_balance_is_a_402_and_starts_nothing(tenant, owner):
     make_task(tenant, word_count=5000)
     fund(tenant.account, 10)
 
-    assert_error(post(owner, "run_now/", tenant.site), 402, "insufficient_credits", errors={"credits": ["Insufficient credits"]}, error="Insufficient credits")
+    needed = selectors.estimate(tenant.site)["estimated_credits"]
+
+    response = post(owner, "run_now/", tenant.site)
+
+    limits = "max_keywords_per_run, max_clusters_per_run, max_ideas_per_run, max_content_per_run, max_image_prompts_per_run, max_images_per_run, max_review_items_per_run"
+    assert_error(
+        response,
+        402,
+        "insufficient_credits",
+        error="Insufficient credits",
+        errors={
+            "credits": [
+                f"This run needs {needed} credits and 10 are available. Lower the per-run limits ({limits}) "
+                "with PUT /api/v1/automation/update_config/ to shrink the run, or add credits"
+            ],
+            "needed": [str(needed)],
+            "available": ["10"],
+        },
+    )
+    assert needed > 10
     assert not AutomationRun.objects.for_account(tenant.account).exists()
 
 
@@ -212,9 +231,10 @@ def test_without_an_active_run_current_run_is_the_latest(tenant, owner):
 
 def test_runs_lists_the_spec_fields_newest_first(tenant, owner, second_site):
     older = make_run(tenant, started_at=at(0), items_processed=12, credits_used=7)
-    newer = make_run(tenant, site=second_site, status=RunStatus.FAILED, started_at=at(5), error_message="Provider down")
+    newer = make_run(tenant, status=RunStatus.FAILED, started_at=at(5), error_message="Provider down")
+    make_run(tenant, site=second_site)
 
-    response = owner.get(f"{API}runs/")
+    response = owner.get(f"{API}runs/", {"site_id": tenant.site.pk})
 
     assert response.status_code == 200
     body = response.json()
@@ -249,13 +269,15 @@ def test_runs_of_sites_an_editor_was_not_granted_are_not_listed(granted, as_user
     make_run(granted, site=second_site)
     visible = make_run(granted)
 
-    body = as_user(granted.editor).get(f"{API}runs/").json()
+    client = as_user(granted.editor)
+    body = client.get(f"{API}runs/", {"site_id": granted.site.pk}).json()
 
     assert [item["id"] for item in body["results"]] == [visible.pk]
+    assert client.get(f"{API}runs/", {"site_id": second_site.pk}).status_code == 403
 
 
-def test_runs_with_an_invalid_status_are_a_400(owner):
-    assert_error(owner.get(f"{API}runs/", {"status": "asleep"}), 400, "validation_error", errors={"status": ["Invalid status value"]})
+def test_runs_with_an_invalid_status_are_a_400(tenant, owner):
+    assert_error(owner.get(f"{API}runs/", {"site_id": tenant.site.pk, "status": "asleep"}), 400, "validation_error", errors={"status": ["Invalid status value"]})
 
 
 def test_a_runs_detail_has_its_stages_and_newest_logs(tenant, owner):
@@ -267,7 +289,7 @@ def test_a_runs_detail_has_its_stages_and_newest_logs(tenant, owner):
         for n in range(DETAIL_LOG_LINES + 5)
     )
 
-    response = owner.get(f"{API}runs/{run.pk}/")
+    response = owner.get(f"{API}runs/{run.pk}/", {"site_id": tenant.site.pk})
 
     assert response.status_code == 200, response.content
     data = response.json()["data"]
@@ -277,6 +299,17 @@ def test_a_runs_detail_has_its_stages_and_newest_logs(tenant, owner):
     assert len(data["logs"]) == DETAIL_LOG_LINES
     assert data["logs"][0]["message"] == f"Item {DETAIL_LOG_LINES + 4}"
     assert set(data["logs"][0]) == {"id", "run_id", "stage", "level", "event", "message", "item_type", "item_id", "data", "created_at"}
+
+
+@pytest.mark.parametrize(
+    "path", ["config/", "current_run/", "pipeline_overview/", "current_processing/", "history/", "logs/", "estimate/", "runs/", "runs/{run}/"]
+)
+def test_every_automation_get_without_site_id_is_a_400_on_site_id(tenant, owner, path):
+    run = make_run(tenant)
+
+    response = owner.get(f"{API}{path.format(run=run.pk)}")
+
+    assert_error(response, 400, "validation_error", errors={"site_id": ["This field is required"]})
 
 
 def test_a_runs_detail_checks_the_site_it_is_asked_for(tenant, owner, second_site):
@@ -483,7 +516,7 @@ def test_another_accounts_site_is_not_found_on_every_write(tenant, other_tenant,
 def test_another_accounts_run_is_not_found(tenant, other_tenant, owner):
     theirs = make_run(other_tenant)
 
-    assert_error(owner.get(f"{API}runs/{theirs.pk}/"), 404, "not_found")
+    assert_error(owner.get(f"{API}runs/{theirs.pk}/", {"site_id": tenant.site.pk}), 404, "not_found")
     assert_error(owner.get(f"{API}runs/", {"site_id": other_tenant.site.pk}), 404, "not_found")
 
 
@@ -492,7 +525,7 @@ def test_an_account_that_switched_automation_off_is_refused(tenant, owner):
 
     assert_error(get(owner, "config/", tenant.site), 403, "module_disabled")
     assert_error(post(owner, "run_now/", tenant.site), 403, "module_disabled")
-    assert_error(owner.get(f"{API}runs/"), 403, "module_disabled")
+    assert_error(owner.get(f"{API}runs/", {"site_id": tenant.site.pk}), 403, "module_disabled")
 
 
 # Queries: the lists cost the same whatever their length.
@@ -537,4 +570,5 @@ def test_a_runs_detail_stays_within_its_query_budget(tenant, owner, local_memory
         make_stage(run, number)
         make_log(run, stage=number)
 
-    assert _queries(owner, f"{API}runs/{run.pk}/", {}) <= 5
+    # One more than before issue 14: the required site_id is resolved (the caller's site, one it may touch).
+    assert _queries(owner, f"{API}runs/{run.pk}/", {"site_id": tenant.site.pk}) <= 6

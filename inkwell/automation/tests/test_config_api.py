@@ -81,7 +81,7 @@ def test_a_full_update_replaces_the_configuration_and_answers_it(tenant, owner):
         scheduled_time="06:45",
         stage_3_enabled=False,
         stage_1_batch_size=25,
-        max_tasks_per_run=12,
+        max_content_per_run=12,
         within_stage_delay=0,
         between_stage_delay=30,
         stage_configs=[{"stage": 4, "use_testing": True, "budget_pct": 30}, {"stage": 6, "budget_pct": 30}],
@@ -92,7 +92,7 @@ def test_a_full_update_replaces_the_configuration_and_answers_it(tenant, owner):
     assert response.status_code == 200, response.content
     data = response.json()["data"]
     assert (data["enabled"], data["frequency"], data["scheduled_days"], data["scheduled_time"]) == (True, "weekly", ["mon", "thu"], "06:45:00")
-    assert (data["stage_3_enabled"], data["stage_1_batch_size"], data["max_tasks_per_run"]) == (False, 25, 12)
+    assert (data["stage_3_enabled"], data["stage_1_batch_size"], data["max_content_per_run"]) == (False, 25, 12)
     assert (data["within_stage_delay"], data["between_stage_delay"]) == (0, 30)
     assert data["stage_configs"][3] == {"stage": 4, "enabled": True, "batch_size": 1, "max_per_run": 12, "use_testing": True, "budget_pct": 30}
     assert data["stage_configs"][5]["budget_pct"] == 30
@@ -180,10 +180,10 @@ def test_invalid_fields_are_a_400_naming_them_and_change_nothing(tenant, owner, 
 def test_budgets_over_100_in_all_are_a_422_and_change_nothing(tenant, owner):
     make_site_settings(tenant, stages={"4": {"budget_pct": 30}})
 
-    response = put_config(owner, tenant.site, full_body(stage_configs=[{"stage": 1, "budget_pct": 50}]))
+    response = put_config(owner, tenant.site, full_body(stage_configs=[{"stage": 1, "budget_pct": 70}]))
 
-    # 50 + 10 + 5 + 30 + 5 + 20 + 5
-    assert_error(response, 422, "validation_error", errors={"stage_configs": [BUDGET_OVER_100.format(total=125)]})
+    # 70 + 10 + 0 + 30 + 0 + 0 + 0
+    assert_error(response, 422, "validation_error", errors={"stage_configs": [BUDGET_OVER_100.format(total=110)]})
     assert stored(tenant.site).stages == {"4": {"budget_pct": 30}}
 
 
@@ -288,3 +288,45 @@ def test_a_site_bound_api_key_reads_the_configuration_but_does_not_change_it(ten
 def test_options_describes_both_endpoints(tenant, owner):
     assert owner.options(f"{CONFIG}?site_id={tenant.site.pk}").status_code == 200
     assert owner.options(f"{UPDATE}?site_id={tenant.site.pk}").status_code == 200
+
+
+# Round trip and partial updates (issue 14).
+
+
+def test_what_get_answers_can_be_sent_back_unchanged_to_update_config(tenant, owner):
+    patch_config(owner, tenant.site, {"enabled": True, "max_content_per_run": 5, "stage_configs": [{"stage": 6, "budget_pct": 0, "use_testing": True}]})
+    before = get_config(owner, tenant.site).json()["data"]
+
+    response = put_config(owner, tenant.site, before)
+
+    assert response.status_code == 200, response.content
+    assert response.json()["data"] == before == get_config(owner, tenant.site).json()["data"]
+
+
+def test_unknown_fields_are_still_refused_on_the_round_trip(tenant, owner):
+    body = {**get_config(owner, tenant.site).json()["data"], "max_tasks_per_run": 3}
+
+    assert_error(put_config(owner, tenant.site, body), 400, "validation_error", errors={"max_tasks_per_run": ["Unknown field"]})
+
+
+@pytest.mark.parametrize(
+    "subset",
+    [{"enabled": True}, {"max_content_per_run": 7}, {"within_stage_delay": 0, "stage_2_batch_size": 3}, {"stage_configs": [{"stage": 5, "use_testing": True}]}, {}],
+)
+def test_patch_takes_any_subset_and_leaves_the_rest(tenant, owner, subset):
+    before = get_config(owner, tenant.site).json()["data"]
+
+    response = patch_config(owner, tenant.site, subset)
+
+    assert response.status_code == 200, response.content
+    after = response.json()["data"]
+    flat = {name: value for name, value in subset.items() if name != "stage_configs"}
+    changed = {name for name in after if after[name] != before[name]}
+    assert {name: after[name] for name in flat} == flat
+    assert changed - {"next_run_at", "stage_configs"} == set(flat) - {name for name in flat if before[name] == flat[name]}
+    for entry in subset.get("stage_configs", []):
+        assert after["stage_configs"][entry["stage"] - 1] | entry == after["stage_configs"][entry["stage"] - 1]
+
+
+def patch_config(client, site, body):
+    return client.patch(f"{UPDATE}?site_id={site.pk}", body, format="json")

@@ -234,7 +234,9 @@ def test_a_run_cancelled_mid_run_ends_after_the_item_in_hand(site, eager_jobs):
     # Its items and credits are counted; the account is told once.
     assert run.credits_used == charged_by_jobs(tenant.account)
     ended = Notification.objects.for_account(tenant.account).filter(metadata__run_id=run.pk)
-    assert [(row.notification_type, row.severity, row.metadata["status"]) for row in ended] == [("ai_content_complete", "warning", "cancelled")]
+    assert [(row.notification_type, row.severity, row.metadata["status"]) for row in ended] == [("automation_run_cancelled", "warning", "cancelled")]
+    # The job that drove it reads cancelled, not succeeded.
+    assert Job.objects.for_account(tenant.account).get(pk=run.job_id).status == "cancelled"
     # The site is free for a new run, which takes up what was left.
     with eager_jobs():
         services.start_run(site=tenant.site, user=tenant.owner)
@@ -396,7 +398,7 @@ def test_a_run_whose_engine_fails_unexpectedly_ends_failed_and_says_so_safely(si
     line = AutomationLog.objects.for_account(site.account).get(run=run, event="run_failed")
     assert (line.level, line.message) == ("error", "Run failed: Internal server error")
     ended = Notification.objects.for_account(site.account).get(metadata__run_id=run.pk)
-    assert (ended.notification_type, ended.severity) == ("ai_content_failed", "error")
+    assert (ended.notification_type, ended.severity) == ("automation_run_failed", "error")
     assert "secret" not in ended.message
     # The site is free again.
     monkeypatch.undo()

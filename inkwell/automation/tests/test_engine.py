@@ -21,6 +21,7 @@ from inkwell.automation.tests.pipeline_data import (
 from inkwell.billing.models import CreditUsage
 from inkwell.billing.services import cost_of
 from inkwell.billing.tests.ledger import assert_ledger_consistent
+from inkwell.integration.models import SiteIntegration
 from inkwell.jobs.models import Job
 from inkwell.notifications.models import Notification
 from inkwell.planner.models import Cluster, ContentIdea, Keyword
@@ -58,8 +59,8 @@ def stage_counts(run) -> dict[int, tuple]:
 def test_a_full_run_takes_100_keywords_to_content_in_review(site_with_keywords, eager_jobs):
     tenant = site_with_keywords
     account = tenant.account
-    quote = selectors.estimate(tenant.site)
     automation_settings(tenant.site, stages=uncut_shares())
+    quote = selectors.estimate(tenant.site)
     before = last_usage_id(account)
 
     run = start(tenant, eager_jobs)
@@ -110,7 +111,8 @@ def test_a_full_run_takes_100_keywords_to_content_in_review(site_with_keywords, 
     assert logs.filter(event="run_started").count() == logs.filter(event="run_completed").count() == 1
     # The AI operations raised theirs, and the run one at its end.
     notified = Counter(Notification.objects.for_account(account).values_list("notification_type", flat=True))
-    assert notified["ai_content_complete"] == tasks.count() + 1
+    assert notified["ai_content_complete"] == tasks.count()
+    assert notified["automation_run_completed"] == 1
     assert notified["content_ready_review"] == contents.count()
     assert (notified["ai_prompts_complete"], notified["ai_images_complete"]) == (contents.count(), contents.count())
     ended = Notification.objects.for_account(account).filter(metadata__run_id=run.pk).get()
@@ -167,7 +169,7 @@ def test_a_stage_stops_at_its_budget_and_the_next_stages_go_on(big_tenant, eager
     assert {number: counts[number][:3] for number in (5, 6, 7)} == {5: ("completed", 2, 0), 6: ("completed", 2, 0), 7: ("completed", 2, 0)}
     assert AutomationStageRun.objects.for_account(run.account_id).get(run=run, stage=5).budget == 30 - 6
     line = AutomationLog.objects.for_account(big_tenant.account).get(run=run, event="stage_budget_reached")
-    assert (line.stage, line.level, line.message) == (4, "warning", "Stage 4 stopped at its budget: the next batch costs 3 credits, 0 are left")
+    assert (line.stage, line.level, line.message) == (4, "warning", "Stage 4 stopped at its budget: the next batch costs 3 credits, 0 left")
     assert Task.objects.for_account(big_tenant.account).filter(status="queued").count() == 3
     assert run.credits_used == 6 + 2 + 4
 
@@ -221,6 +223,8 @@ def test_without_images_articles_go_straight_to_the_review_gate(big_tenant, eage
 def test_auto_approval_approves_and_auto_publish_schedules_at_most_the_items_per_run(small_site, eager_jobs):
     tenant = small_site
     automation_settings(tenant.site, publishing={"auto_approval_enabled": True, "auto_publish_enabled": True, "total_items_per_run": 2})
+    # Scheduling needs an active CMS integration (the editorial gate).
+    SiteIntegration.objects.create(account=tenant.account, site=tenant.site, base_url="https://cms.example.com", username="u", app_password="p", webhook_secret="s" * 32)
 
     run = start(tenant, eager_jobs)
 

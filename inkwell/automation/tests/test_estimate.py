@@ -8,11 +8,13 @@ from inkwell.automation import selectors, services
 from inkwell.automation.models import AutomationStageRun
 from inkwell.automation.tests.pipeline_data import add_keywords, automation_settings, credits_charged_since, fund, last_usage_id, quick_settings, run_of, uncut_shares
 from inkwell.billing import services as billing
+from inkwell.billing.tests.ledger import balance_of
 from inkwell.billing.services import cost_of
 from inkwell.jobs.models import Job
 from inkwell.planner.models import Keyword
 from inkwell.planner.tests.factories import make_cluster, make_idea, make_keyword
-from inkwell.writer.models import ImageStatus
+from inkwell.publishing.site_settings import STAGE_LIMIT_FIELDS, unified_settings_update
+from inkwell.writer.models import Content, ImageStatus
 from inkwell.writer.tests.factories import make_task, site_sector
 from inkwell.writer.tests.image_factories import make_content, make_image
 
@@ -22,6 +24,11 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(autouse=True)
 def media_root(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
+
+
+@pytest.fixture
+def owner_client(tenant, as_user):
+    return as_user(tenant.owner)
 
 
 @pytest.fixture
@@ -64,21 +71,64 @@ def stage_credits(run) -> dict[int, int]:
     return dict(AutomationStageRun.objects.for_account(run.account_id).filter(run=run).values_list("stage", "credits_used"))
 
 
-def test_the_estimate_equals_what_a_run_spends_on_the_same_data(tenant_with_settings, eager_jobs):
+def stage_rows(run) -> dict[int, tuple]:
+    rows = AutomationStageRun.objects.for_account(run.account_id).filter(run=run)
+    return {row.stage: (row.processed, row.credits_used, row.status == "budget_reached") for row in rows}
+
+
+# Stage settings (stage_configs names) the estimate is checked against, on the same backlog.
+CONFIGURATIONS = {
+    # The defaults: stage 4 writes three articles a run; the shares of 15, 10 and 75 percent.
+    "defaults": {4: {"max_per_run": 3}},
+    # No split, no limit: every pending item of every stage.
+    "uncut": uncut_shares(),
+    # A tight budget: clustering and ideas get nothing, stage 4 a fifth of the run's budget; the
+    # split stops stages 2 and 4 part way and the later stages process what stage 4 made.
+    "tight budget": {1: {"budget_pct": 0}, 2: {"budget_pct": 0}, 3: {"budget_pct": 0}, 4: {"budget_pct": 20}, 5: {"budget_pct": 5}, 6: {"budget_pct": 10}, 7: {"budget_pct": 0}},
+    # Per-run limits on three stages, with no split.
+    "per-run limits": {**uncut_shares(), 2: {"max_per_run": 1, "budget_pct": 0}, 4: {"max_per_run": 2, "budget_pct": 0}, 6: {"max_per_run": 3, "budget_pct": 0}},
+}
+
+
+@pytest.mark.parametrize("configuration", list(CONFIGURATIONS))
+def test_the_estimate_equals_what_a_run_does_per_stage_in_items_and_credits(tenant_with_settings, eager_jobs, configuration):
     tenant = tenant_with_settings
     backlog(tenant)
+    automation_settings(tenant.site, stages=CONFIGURATIONS[configuration])
     quote = selectors.estimate(tenant.site)
     assert all(row["exact"] for row in quote["stages"])
-    automation_settings(tenant.site, stages=uncut_shares())
     before = last_usage_id(tenant.account)
 
     run = run_to_end(tenant, eager_jobs)
 
     assert run.status == "completed"
-    assert credits_charged_since(tenant.account, before) == run.credits_used == quote["estimated_credits"] == run.budget
-    assert stage_credits(run) == {row["number"]: row["credits"] for row in quote["stages"]}
-    processed = dict(AutomationStageRun.objects.for_account(tenant.account).filter(run=run).values_list("stage", "processed"))
-    assert processed == {row["number"]: row["projected_items"] for row in quote["stages"]}
+    assert credits_charged_since(tenant.account, before) == run.credits_used == quote["estimated_credits"]
+    assert run.budget == quote["budget"]
+    assert stage_rows(run) == {row["number"]: (row["projected_items"], row["credits"], row["budget_reached"]) for row in quote["stages"]}
+    if configuration == "tight budget":
+        assert [row["number"] for row in quote["stages"] if row["budget_reached"]] == [2, 4]
+        assert quote["estimated_credits"] < quote["budget"]
+
+
+def test_a_new_free_account_completes_a_run_with_the_default_configuration_on_its_signup_credits(tenant, owner_client, eager_jobs):
+    """The default settings as they are (three articles a run, four images each, 1,500 words), the
+    free plan's sign-up credits, 20 keywords: the run completes, and costs what it estimated."""
+    plan = tenant.account.subscription.plan
+    assert plan.slug == "free" and balance_of(tenant.account) == plan.signup_credits
+    add_keywords(tenant, 20)
+    unified_settings_update(site=tenant.site, changes={"automation_config": {"within_stage_delay": 0, "between_stage_delay": 0}})
+    quote = owner_client.get("/api/v1/automation/estimate/", {"site_id": tenant.site.pk}).json()["data"]
+    assert quote["sufficient"] and quote["estimated_credits"] <= plan.signup_credits
+
+    with eager_jobs():
+        started = owner_client.post(f"/api/v1/automation/run_now/?site_id={tenant.site.pk}")
+    assert started.status_code == 202, started.content
+
+    run = run_of(tenant.account, started.json()["data"]["run_id"])
+    assert run.status == "completed" and run.items_processed > 0
+    contents = Content.objects.for_account(tenant.account)
+    assert contents.count() == 3 and set(contents.values_list("status", flat=True)) == {"review"}
+    assert 0 <= balance_of(tenant.account) == plan.signup_credits - run.credits_used
 
 
 def test_after_clustering_the_estimate_of_the_rest_equals_what_the_rest_spends(tenant_with_settings, eager_jobs):
@@ -109,7 +159,7 @@ def test_the_estimate_per_stage_follows_batches_limits_and_generation_settings(t
 
     quote = selectors.estimate(tenant.site)
 
-    assert list(quote) == ["estimated_credits", "current_balance", "sufficient", "stages"]
+    assert list(quote) == ["estimated_credits", "current_balance", "sufficient", "budget", "stages"]
     stages = {row["number"]: row for row in quote["stages"]}
     assert [row["name"] for row in quote["stages"]] == [
         "Keywords → clusters",
@@ -179,3 +229,21 @@ def test_the_overview_counts_each_stages_pending_items(tenant_with_settings):
     backlog(tenant)
     pending = {row["number"]: row["pending"] for row in selectors.pipeline_overview(tenant.site)["stages"]}
     assert pending == {1: 0, 2: 3, 3: 2, 4: 3, 5: 2, 6: 4, 7: 1}
+
+
+@pytest.mark.parametrize(("number", "field"), list(STAGE_LIMIT_FIELDS.items()))
+def test_each_max_per_run_field_limits_the_stage_its_name_says(tenant_with_settings, as_user, number, field):
+    tenant = tenant_with_settings
+    backlog(tenant)
+    add_keywords(tenant, 20)
+    automation_settings(tenant.site, stages=uncut_shares())
+    client = as_user(tenant.owner)
+    unlimited = {row["number"]: row["projected_items"] for row in selectors.estimate(tenant.site)["stages"]}
+    assert all(items >= 2 for items in unlimited.values())
+
+    patched = client.patch(f"/api/v1/automation/update_config/?site_id={tenant.site.pk}", {field: 1}, format="json")
+    assert patched.status_code == 200, patched.content
+
+    limited = {row["number"]: row["projected_items"] for row in client.get("/api/v1/automation/estimate/", {"site_id": tenant.site.pk}).json()["data"]["stages"]}
+    assert limited[number] == 1
+    assert all(limited[earlier] == unlimited[earlier] for earlier in range(1, number))

@@ -288,7 +288,9 @@ def test_a_refused_request_carries_wordpress_reason(cms):
 
 def test_a_loopback_address_is_refused_unless_the_operator_allows_it(backend, settings):
     settings.INKWELL_CMS = {**settings.INKWELL_CMS, "ALLOW_PRIVATE_URLS": False}
-    with build_adapter("wordpress", backend.credentials) as adapter, pytest.raises(CMSAddressNotAllowed):
+    with build_adapter("wordpress", backend.credentials) as adapter, pytest.raises(CMSAddressNotAllowed) as refused:
         adapter.current_user()
+    # The refusal names the setting that allows private addresses.
+    assert "CMS_ALLOW_PRIVATE_URLS=true" in refused.value.message
     if backend.server is not None:
         assert backend.server.requests == []

@@ -19,7 +19,10 @@ FIELDS = {
     "id", "site_id", "platform", "base_url", "username", "app_password_set", "is_active", "connection_status", "connection_message",
     "last_tested_at", "remote_site_name", "structure_updated_at", "sync_status", "sync_job_id", "last_synced_at", "created_at", "updated_at",
 }
-ADDRESS_NOT_ALLOWED = "This address points at a private, loopback or link-local network, which is not allowed for a CMS"
+PRIVATE_ADDRESS_NOT_ALLOWED = (
+    "This address points at a private or loopback network, which is not allowed for a CMS unless the server sets CMS_ALLOW_PRIVATE_URLS=true"
+)
+ADDRESS_NOT_ALLOWED = "This address points at a link-local, multicast or reserved network, which is never allowed for a CMS"
 
 
 @pytest.fixture
@@ -109,11 +112,21 @@ def test_the_address_must_be_an_http_url(tenant, as_user, base_url):
     assert_error(response, 400, "validation_error", errors={"base_url": ["Enter an http or https URL"]})
 
 
-@pytest.mark.parametrize("base_url", ["http://127.0.0.1:8089", "http://10.0.0.5", "http://192.168.1.20/wp", "http://169.254.169.254/latest", "http://[::1]:8080", "http://localhost:8000"])
-def test_private_loopback_and_link_local_addresses_are_refused(tenant, as_user, public_addresses, base_url):
+@pytest.mark.parametrize(
+    ("base_url", "message"),
+    [
+        ("http://127.0.0.1:8089", PRIVATE_ADDRESS_NOT_ALLOWED),
+        ("http://10.0.0.5", PRIVATE_ADDRESS_NOT_ALLOWED),
+        ("http://192.168.1.20/wp", PRIVATE_ADDRESS_NOT_ALLOWED),
+        ("http://169.254.169.254/latest", ADDRESS_NOT_ALLOWED),
+        ("http://[::1]:8080", PRIVATE_ADDRESS_NOT_ALLOWED),
+        ("http://localhost:8000", PRIVATE_ADDRESS_NOT_ALLOWED),
+    ],
+)
+def test_private_loopback_and_link_local_addresses_are_refused_naming_the_setting_that_allows_private_ones(tenant, as_user, public_addresses, base_url, message):
     response = as_user(tenant.owner).post(INTEGRATIONS, body(tenant, base_url=base_url), format="json")
 
-    assert_error(response, 400, "validation_error", errors={"base_url": [ADDRESS_NOT_ALLOWED]})
+    assert_error(response, 400, "validation_error", errors={"base_url": [message]})
     assert not SiteIntegration.objects.for_account(tenant.account).exists()
 
 
@@ -131,7 +144,7 @@ def test_changing_the_address_to_a_private_one_is_refused(tenant, as_user, publi
 
     response = as_user(tenant.owner).patch(f"{INTEGRATIONS}{integration.pk}/", {"base_url": "http://10.1.2.3"}, format="json")
 
-    assert_error(response, 400, "validation_error", errors={"base_url": [ADDRESS_NOT_ALLOWED]})
+    assert_error(response, 400, "validation_error", errors={"base_url": [PRIVATE_ADDRESS_NOT_ALLOWED]})
 
 
 def test_a_site_has_one_integration_per_platform(tenant, as_user):

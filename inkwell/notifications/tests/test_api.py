@@ -22,7 +22,7 @@ FIELDS = {
     "action_label", "action_url", "metadata", "site",
 }
 CATEGORY_MESSAGE = (
-    "Invalid notification type: use one of the categories ai_task, system, credit, billing, integration, content, info or an event name"
+    "Invalid notification type: use one of the categories ai_task, system, credit, billing, integration, content, info, automation or an event name"
 )
 
 

@@ -9,7 +9,7 @@ from inkwell.tenancy.models import Site
 
 pytestmark = pytest.mark.django_db
 
-# API-CONTRACT section 10, written out here so that a changed mapping fails.
+# The contract's sections 10 and 11, written out here so that a changed mapping fails.
 CONTRACT_CATEGORIES = {
     "ai_task": {
         "ai_cluster_complete", "ai_cluster_failed", "ai_ideas_complete", "ai_ideas_failed", "ai_content_complete",
@@ -21,6 +21,7 @@ CONTRACT_CATEGORIES = {
     "billing": set(),
     "system": {"system_info"},
     "info": {"site_setup_complete", "keywords_imported"},
+    "automation": {"automation_run_completed", "automation_run_failed", "automation_run_cancelled"},
 }
 
 
@@ -216,3 +217,32 @@ def test_delete_of_another_members_personal_notification_changes_nothing(tenant)
     services.delete(tenant.account, personal.pk, user=tenant.owner)
     assert not NotificationReceipt.objects.for_account(tenant.account).exists()
     assert inbox(tenant, tenant.admin).get() == personal
+
+
+@pytest.mark.parametrize("site_ids", [None, "granted", "none"])
+def test_the_unread_count_statement_counts_what_the_unread_list_holds(tenant, other_tenant, site_ids):
+    """``unread_count`` is plain SQL for speed; it must agree with the list's own definition of unread."""
+    second = Site.objects.create(account=tenant.account, name="Second", domain="second.example.com", slug="second-unread")
+    me, colleague = tenant.editor, tenant.viewer
+    notes = {
+        "account-wide": services.notify(tenant.account, "system_info", title="all", message="m"),
+        "mine": services.notify(tenant.account, "system_info", title="mine", message="m", user=me),
+        "colleague's": services.notify(tenant.account, "system_info", title="theirs", message="m", user=colleague),
+        "granted site": services.notify(tenant.account, "cms_sync_success", title="site", message="m", site=tenant.site),
+        "other site": services.notify(tenant.account, "cms_sync_failed", title="second", message="m", site=second),
+        "read": services.notify(tenant.account, "system_info", title="read", message="m"),
+        "deleted": services.notify(tenant.account, "system_info", title="deleted", message="m"),
+        "read by the colleague": services.notify(tenant.account, "system_info", title="their read", message="m"),
+    }
+    services.notify(other_tenant.account, "system_info", title="other account", message="m")
+    services.mark_read(tenant.account, notes["read"].pk, user=me)
+    services.delete(tenant.account, notes["deleted"].pk, user=me)
+    services.mark_read(tenant.account, notes["read by the colleague"].pk, user=colleague)
+    visible_sites = {None: None, "granted": frozenset({tenant.site.pk}), "none": frozenset()}[site_ids]
+
+    counted = selectors.unread_count(tenant.account, user=me, site_ids=visible_sites)
+
+    listed = selectors.notification_list(tenant.account, user=me, site_ids=visible_sites, is_read=False)
+    assert counted == listed.count()
+    # account-wide, mine, read by the colleague; plus the sites visible to me.
+    assert counted == 3 + {None: 2, "granted": 1, "none": 0}[site_ids]

@@ -40,6 +40,16 @@ def test_analyze_answers_the_score_metrics_and_suggestions(tenant, as_user):
     assert response["X-RateLimit-Limit"] == "100"
 
 
+def test_the_answer_has_one_score_and_its_text_part_is_named_apart(tenant, as_user):
+    content = article(tenant, task=make_task(tenant, word_count=616))
+
+    data = analyze(as_user(tenant.owner), content).json()["data"]
+
+    scores = [name for name in (*data, *data["metrics"]) if "score" in name]
+    assert scores == ["score", "text_analysis_score"]
+    assert data["score"] == 96 and data["metrics"]["text_analysis_score"] == 100
+
+
 def test_the_target_is_the_tasks_word_count_else_the_accounts_default_length(tenant, as_user):
     client = as_user(tenant.owner)
     with_task = article(tenant, task=make_task(tenant, word_count=616))

@@ -37,7 +37,7 @@ def test_a_complete_article_scores_100_with_its_measured_metrics():
         "external_links": 1,
         "images": 2,
         "images_without_alt": 0,
-        "analysis_score": 100,
+        "text_analysis_score": 100,
     }
 
 
@@ -76,7 +76,7 @@ def test_images_and_their_alt_text():
 
     result = report(**fields(html=no_alt), context=context())
     assert (result.score, result.metrics["images"], result.metrics["images_without_alt"]) == (99, 2, 1)
-    assert result.suggestions == ["1 of 2 images have no alt text; describe each image in its alt text"]
+    assert result.suggestions == ["1 of 2 images has no alt text; describe each image in its alt text"]
     result = report(**fields(html=no_images), context=context())
     assert (result.score, result.metrics["images"]) == (96, 0)
     assert result.suggestions == ["The article has no images; add at least one, with alt text"]
@@ -92,7 +92,7 @@ def test_the_content_analysis_weighs_80_percent():
     # No meta description: its 10 points and the 5 of the keyword in it are lost, 85 x 0.8 = 68.
     result = report(**fields(meta_description=""), context=context())
 
-    assert result.metrics["analysis_score"] == 85
+    assert result.metrics["text_analysis_score"] == 85
     assert result.score == 88
     assert result.suggestions == ["The focus keyword is not in the meta description", "Meta description is missing"]
 

@@ -115,6 +115,14 @@ def test_the_notification_tells_the_count_and_the_credits(planner, owner):
     assert notification.message == f"2 keywords were added to {planner.site.name} ({planner.sector.name}) for 3 credits."
 
 
+def test_the_notification_agrees_in_number_for_one_keyword_and_one_credit(planner, owner):
+    paid = make_seed_keywords(planner.sector.industry_sector, 1, paid_cost=1, paid_every=1)
+    owner.post(ADD, planner.payload(seed_keyword_ids=[paid[0].pk]), format="json")
+
+    [notification] = imported_notifications(planner.account)
+    assert notification.message == f"1 keyword was added to {planner.site.name} ({planner.sector.name}) for 1 credit."
+
+
 def test_past_the_plans_keyword_limit_nothing_is_added(planner, owner):
     plan = Plan.objects.create(slug="tiny", name="Tiny", max_sites=1, max_users=5, max_keywords=4, monthly_credits=100)
     Subscription.objects.for_account(planner.account).update(plan=plan)

@@ -170,7 +170,11 @@ def test_auto_cluster_groups_the_sites_unclustered_keywords_and_charges_the_cost
     assert clusters.count() >= 2
     assert all(cluster.name and cluster.site_id == planner.site.pk and cluster.sector_id == planner.sector.pk for cluster in clusters)
     clustered = dict(Keyword.objects.for_account(planner.account).values_list("pk", "cluster_id"))
-    assert {pk for pk, cluster_id in clustered.items() if cluster_id in {c.pk for c in clusters}} == candidates
+    # Keywords that fit no cluster stay unclustered (#19): every candidate is in a new cluster or in none.
+    placed = {pk for pk, cluster_id in clustered.items() if cluster_id in {c.pk for c in clusters}}
+    assert placed and placed <= candidates
+    assert all(clustered[pk] is None for pk in candidates - placed)
+    assert all(Keyword.objects.for_account(planner.account).filter(cluster=cluster).count() >= 2 for cluster in clusters)
     assert clustered[paused.pk] is None and clustered[keywords[-2].pk] == done.pk
 
     cost = cost_of("clustering", len(candidates))
@@ -178,7 +182,13 @@ def test_auto_cluster_groups_the_sites_unclustered_keywords_and_charges_the_cost
     usage = CreditUsage.objects.for_account(planner.account).get(operation_type="clustering")
     assert (usage.credits_used, usage.job_id, usage.model) == (cost, job.pk, "local")
     assert usage.prompt_tokens > 0 and usage.completion_tokens > 0
-    assert job.result == {"clusters_created": clusters.count(), "keywords_clustered": len(candidates), "cluster_ids": ANY, "credits_used": cost}
+    assert job.result == {
+        "clusters_created": clusters.count(),
+        "keywords_clustered": len(placed),
+        "keywords_unclustered": len(candidates - placed),
+        "cluster_ids": ANY,
+        "credits_used": cost,
+    }
     assert sorted(job.result["cluster_ids"]) == sorted(clusters.values_list("pk", flat=True))
     [notification] = notifications(planner.account, "ai_cluster_complete")
     assert notification.metadata == {"count": clusters.count(), "credits": cost, "job_id": job.pk}
@@ -194,7 +204,9 @@ def test_auto_cluster_of_given_keywords_reclusters_exactly_those(planner, owner,
 
     assert response.status_code == 202, response.content
     clustered = dict(Keyword.objects.for_account(planner.account).values_list("pk", "cluster_id"))
-    assert all(clustered[k.pk] not in (None, old.pk) for k in chosen)
+    # Each chosen keyword is in a new cluster or, fitting none, in none (#19); never left in the old one.
+    assert all(clustered[k.pk] != old.pk for k in chosen)
+    assert any(clustered[k.pk] is not None for k in chosen)
     assert all(clustered[k.pk] is None for k in keywords[6:])
 
 

@@ -74,6 +74,8 @@ def test_create_read_update_and_delete_an_idea(planner, owner, clusters):
         "target_keywords": ["running shoes", "best running shoes"],
         "outline": ["Fit", "Cushioning"],
         "status": "new",
+        "overlaps": [],
+        "overlap_flagged": False,
         "created_at": ANY,
         "updated_at": ANY,
     }
@@ -334,7 +336,9 @@ def test_the_whole_planner_flow_with_the_local_provider(planner, owner, eager_jo
     with eager_jobs():
         assert owner.post(f"{PLANNER}/clusters/auto_cluster/", {"site_id": planner.site.pk}, format="json").status_code == 202
     cluster_ids = [row["id"] for row in owner.get(f"{PLANNER}/clusters/", {"site_id": planner.site.pk}).json()["results"]]
-    assert cluster_ids and not Keyword.objects.for_account(planner.account).filter(cluster__isnull=True).exists()
+    # Most keywords find a cluster; a keyword that fits none stays unclustered (#19).
+    unclustered = Keyword.objects.for_account(planner.account).filter(cluster__isnull=True).count()
+    assert cluster_ids and unclustered < len(planner.seeds) / 2
     with eager_jobs():
         assert owner.post(GENERATE, {"cluster_ids": cluster_ids, "ideas_per_cluster": 1}, format="json").status_code == 202
     idea_ids = [row["id"] for row in owner.get(IDEAS, {"page_size": 100}).json()["results"]]

@@ -1,6 +1,7 @@
 """/planner/keywords/: create from the library with the spec's messages, read, change, delete, bulk
 actions, list filters and ordering, plan limit and the price of paid keywords."""
 
+import json
 from unittest.mock import ANY
 
 import pytest
@@ -304,6 +305,20 @@ def test_the_list_is_newest_first_by_default_and_filters_by_site(planner, owner,
     rows, _, _ = listed
     assert keyword_ids(owner.get(KEYWORDS)) == [row.pk for row in reversed(rows)]
     assert keyword_ids(owner.get(KEYWORDS, {"site_id": planner.site.pk})) == [row.pk for row in reversed(rows)]
+
+
+def test_the_list_answers_exactly_what_the_keyword_serializer_writes(planner, owner, listed):
+    """The list is built from ``.values()`` for speed; each row must be the serializer's, key for key."""
+    from inkwell.api.renderers import EnvelopeJSONRenderer
+    from inkwell.planner.serializers import KeywordSerializer
+
+    listed_rows = owner.get(KEYWORDS, {"ordering": "keyword"}).json()["results"]
+
+    keywords = Keyword.objects.for_account(planner.tenant.account).select_related("cluster").order_by("keyword", "id")
+    serialized = json.loads(EnvelopeJSONRenderer().render(KeywordSerializer(keywords, many=True).data))["data"]
+    assert listed_rows == serialized
+    assert [list(row) for row in listed_rows] == [list(row) for row in serialized]
+    assert {row["cluster_name"] for row in listed_rows} == {"Shoes", None}
 
 
 @pytest.mark.parametrize(

@@ -181,10 +181,10 @@ def test_budgets_adding_up_to_more_than_100_are_a_422_and_change_nothing(tenant)
     update(tenant.site, stage_configs=[{"stage": 4, "budget_pct": 30}])
 
     with pytest.raises(BusinessRuleViolation) as refused:
-        update(tenant.site, stage_configs=[{"stage": 1, "budget_pct": 20}, {"stage": 2, "budget_pct": 26}])
+        update(tenant.site, stage_configs=[{"stage": 1, "budget_pct": 50}, {"stage": 2, "budget_pct": 26}])
 
-    # 20 + 26 + 5 + 30 + 5 + 20 + 5
-    assert refused.value.errors == {"stage_configs": [BUDGET_OVER_100.format(total=111)]}
+    # 50 + 26 + 0 + 30 + 0 + 0 + 0
+    assert refused.value.errors == {"stage_configs": [BUDGET_OVER_100.format(total=106)]}
     assert stored(tenant.site).stages == {"4": {"budget_pct": 30}}
 
 

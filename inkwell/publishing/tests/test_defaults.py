@@ -17,11 +17,11 @@ SPEC_DEFAULTS = {
     "stages": [
         {"number": 1, "enabled": True, "batch_size": 50, "per_run_limit": 0, "use_testing": False, "budget_pct": 15},
         {"number": 2, "enabled": True, "batch_size": 1, "per_run_limit": 0, "use_testing": False, "budget_pct": 10},
-        {"number": 3, "enabled": True, "batch_size": 20, "per_run_limit": 0, "use_testing": False, "budget_pct": 5},
-        {"number": 4, "enabled": True, "batch_size": 1, "per_run_limit": 0, "use_testing": False, "budget_pct": 40},
-        {"number": 5, "enabled": True, "batch_size": 1, "per_run_limit": 0, "use_testing": False, "budget_pct": 5},
-        {"number": 6, "enabled": True, "batch_size": 4, "per_run_limit": 0, "use_testing": False, "budget_pct": 20},
-        {"number": 7, "enabled": True, "batch_size": 10, "per_run_limit": 0, "use_testing": False, "budget_pct": 5},
+        {"number": 3, "enabled": True, "batch_size": 20, "per_run_limit": 0, "use_testing": False, "budget_pct": 0},
+        {"number": 4, "enabled": True, "batch_size": 1, "per_run_limit": 3, "use_testing": False, "budget_pct": 75},
+        {"number": 5, "enabled": True, "batch_size": 1, "per_run_limit": 0, "use_testing": False, "budget_pct": 0},
+        {"number": 6, "enabled": True, "batch_size": 4, "per_run_limit": 0, "use_testing": False, "budget_pct": 0},
+        {"number": 7, "enabled": True, "batch_size": 10, "per_run_limit": 0, "use_testing": False, "budget_pct": 0},
     ],
     "delays": {"within_stage": 3, "between_stage": 5},
     "publishing": {

@@ -6,7 +6,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from inkwell.api.exceptions import StateConflict
+from inkwell.api.exceptions import CMSPublishFailed, StateConflict
 from inkwell.notifications.models import Notification
 from inkwell.publishing import services
 from inkwell.publishing.models import PublishingRecord, PublishStatus, PublishTrigger
@@ -124,13 +124,15 @@ def test_a_passing_cms_failure_is_retried_with_a_back_off_and_then_publishes(ten
     cms_server.fail_next(1, status=503)
 
     before = timezone.now()
-    outcome = publish_now(content=content, user=None)
+    with pytest.raises(CMSPublishFailed) as failure:
+        publish_now(content=content, user=None)
 
-    assert not outcome.published
     content.refresh_from_db()
     assert content.site_status == SiteStatus.SCHEDULED
     assert before + timedelta(seconds=59) < content.scheduled_publish_at < timezone.now() + timedelta(seconds=61)
-    assert outcome.record.retry_at == content.scheduled_publish_at and outcome.record.error_code == "cms_unavailable"
+    record = PublishingRecord.objects.for_account(tenant.account).get(content=content)
+    assert record.retry_at == content.scheduled_publish_at and record.error_code == "cms_unavailable"
+    assert failure.value.code == "cms_unavailable" and failure.value.errors["attempts_left"] == ["2"]
     assert not Notification.objects.for_account(tenant.account).filter(notification_type="content_publish_failed").exists()
 
     assert publish_due(now=content.scheduled_publish_at + timedelta(seconds=1)) == 1
@@ -259,3 +261,49 @@ def test_in_article_images_open_the_sections_after_the_first_and_the_rest_go_las
     for marker, figure in figures.items():
         expected = expected.replace(marker, figure)
     assert result == expected
+
+
+# The editorial gate (contract section 11)
+
+
+@pytest.mark.parametrize("status", [ContentStatus.DRAFT, ContentStatus.REVIEW])
+def test_content_that_is_not_approved_is_not_published_now(tenant, cms_server, status):
+    connect(tenant, cms_server)
+    content = ready_content(tenant, images=False, status=status)
+
+    with pytest.raises(StateConflict) as refused:
+        publish_now(content=content, user=None)
+
+    assert "move it to approved first" in refused.value.errors["status"][0]
+    assert cms_server.posts == []
+    content.refresh_from_db()
+    assert content.site_status == SiteStatus.NOT_PUBLISHED
+    assert not PublishingRecord.objects.for_account(tenant.account).exists()
+
+
+def test_scheduled_content_moved_back_to_draft_is_unscheduled_at_its_time_and_the_team_is_told(tenant, cms_server):
+    connect(tenant, cms_server)
+    content = schedule(ready_content(tenant, images=False, status=ContentStatus.DRAFT))
+
+    assert publish_due() == 0
+
+    content.refresh_from_db()
+    assert (content.site_status, content.scheduled_publish_at, content.status) == (SiteStatus.NOT_PUBLISHED, None, ContentStatus.DRAFT)
+    assert cms_server.posts == []
+    assert not PublishingRecord.objects.for_account(tenant.account).exists()
+    [notice] = Notification.objects.for_account(tenant.account).filter(notification_type="content_publish_failed")
+    assert "not approved" in notice.message and notice.metadata["error_code"] == "not_approved"
+
+
+def test_a_refused_publish_raises_the_cms_cause_its_reason_and_no_retry(tenant, cms_server):
+    connect(tenant, cms_server, app_password="wrong wrong wrong wrong")
+    content = ready_content(tenant, images=False)
+
+    with pytest.raises(CMSPublishFailed) as failure:
+        publish_now(content=content, user=None)
+
+    assert failure.value.status_code == 502 and failure.value.code == "cms_auth_failed"
+    assert failure.value.errors == {"next_retry_at": [], "attempts_left": ["0"]}
+    content.refresh_from_db()
+    assert content.site_status == SiteStatus.FAILED
+    assert PublishingRecord.objects.for_account(tenant.account).get(content=content).error == failure.value.error

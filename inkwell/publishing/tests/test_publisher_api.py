@@ -48,16 +48,51 @@ def test_the_writers_publish_to_cms_publishes_the_same_way(tenant, as_user, cms_
     assert len(cms_server.posts) == 1
 
 
-def test_a_failed_attempt_is_reported_with_the_next_retry(tenant, as_user, cms_server):
+def test_a_failed_attempt_answers_502_with_the_cms_cause_its_reason_and_the_retry_plan(tenant, as_user, cms_server):
     connect(tenant, cms_server)
     content = ready_content(tenant, images=False)
     cms_server.fail_next(5, status=503)
+    client = as_user(tenant.owner)
 
-    data = as_user(tenant.owner).post(PUBLISH, {"content_id": content.pk}, format="json").json()["data"]
+    response = client.post(PUBLISH, {"content_id": content.pk}, format="json")
 
-    assert data["site_status"] == "scheduled" and data["next_retry_at"] == data["scheduled_publish_at"]
+    assert response.status_code == 502
+    body = response.json()
+    assert body["success"] is False and body["code"] == "cms_unavailable" and body["error"] == "The CMS is unavailable"
+    data = client.get(STATUS, {"content_id": content.pk}).json()["data"]
+    assert data["site_status"] == "scheduled" and body["errors"]["next_retry_at"] == [data["next_retry_at"]] == [data["scheduled_publish_at"]]
+    assert body["errors"]["attempts_left"] == ["4"]
     assert data["last_record"]["status"] == "failed" and data["last_record"]["error_code"] == "cms_unavailable"
-    assert data["last_record"]["error"] == "The CMS is unavailable"
+    content.refresh_from_db()
+    assert content.site_status == SiteStatus.SCHEDULED
+
+
+def test_a_publish_the_cms_refuses_answers_502_with_no_retry_and_the_content_reads_failed(tenant, as_user, cms_server):
+    connect(tenant, cms_server, app_password="wrong wrong wrong wrong")
+    content = ready_content(tenant, images=False)
+
+    response = as_user(tenant.owner).post(f"/api/v1/writer/content/{content.pk}/publish_to_cms/")
+
+    assert response.status_code == 502
+    body = response.json()
+    assert body["code"] == "cms_auth_failed" and body["errors"] == {"next_retry_at": [], "attempts_left": ["0"]}
+    assert body["error"] == PublishingRecord.objects.for_account(tenant.account).get(content=content).error
+    content.refresh_from_db()
+    assert content.site_status == SiteStatus.FAILED and cms_server.posts == []
+
+
+@pytest.mark.parametrize("status", ["draft", "review"])
+def test_content_that_is_not_approved_is_a_state_conflict_on_both_publish_paths(tenant, as_user, cms_server, status):
+    connect(tenant, cms_server)
+    content = ready_content(tenant, images=False, status=status)
+    client = as_user(tenant.owner)
+
+    for response in (client.post(PUBLISH, {"content_id": content.pk}, format="json"), client.post(f"/api/v1/writer/content/{content.pk}/publish_to_cms/")):
+        assert response.status_code == 409 and response.json()["code"] == "state_conflict"
+        assert "move it to approved first" in response.json()["errors"]["status"][0]
+    assert cms_server.posts == []
+    content.refresh_from_db()
+    assert (content.status, content.site_status) == (status, SiteStatus.NOT_PUBLISHED)
 
 
 def test_publishing_without_an_integration_is_a_conflict(tenant, as_user):

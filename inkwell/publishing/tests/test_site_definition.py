@@ -37,7 +37,7 @@ def test_the_definition_lists_the_site_its_sectors_taxonomies_and_only_published
     assert response.status_code == 200
     data = response.json()["data"]
     assert data["site"] == {"name": tenant.site.name, "slug": tenant.site.slug, "domain": tenant.site.domain, "url": tenant.site.url, "time_zone": "UTC"}
-    assert {"id": sector.pk, "name": "Gardening"} in data["sectors"]
+    assert {"id": sector.pk, "name": "Gardening", "industry_sector_id": sector.industry_sector_id, "industry_sector_name": sector.industry_sector.name} in data["sectors"]
     assert data["categories"] == [{"id": category.pk, "name": "Vegetables", "slug": "vegetables", "parent_id": None}]
     assert data["tags"] == [{"id": tag.pk, "name": "Balcony", "slug": "balcony"}]
     assert [article["title"] for article in data["articles"]] == ["Live article"]
@@ -49,6 +49,18 @@ def test_the_definition_lists_the_site_its_sectors_taxonomies_and_only_published
     body = response.content.decode()
     assert "SECRET" not in body
     assert tenant.account.name not in body and tenant.owner.email not in body
+
+
+def test_an_active_site_with_nothing_published_answers_200_with_no_articles(big_tenant, api_client, as_user):
+    tenant = big_tenant
+    created = as_user(tenant.owner).post("/api/v1/auth/sites/", {"name": "Fresh blog", "domain": "fresh.example.com"}, format="json").json()["data"]
+    make_content(tenant, title="SECRET-DRAFT")
+
+    for query in ({"site": created["slug"]}, {"domain": "fresh.example.com"}):
+        response = api_client.get(URL, query)
+        assert response.status_code == 200, response.content
+        data = response.json()["data"]
+        assert (data["site"]["slug"], data["articles"], data["version"]) == (created["slug"], [], None)
 
 
 def test_the_definition_is_found_by_domain_in_any_case(tenant, api_client):

@@ -36,13 +36,15 @@ STAGE_LIMIT_NAMES = [
     "max_keywords_per_run",
     "max_clusters_per_run",
     "max_ideas_per_run",
-    "max_tasks_per_run",
     "max_content_per_run",
     "max_image_prompts_per_run",
+    "max_images_per_run",
     "max_review_items_per_run",
 ]
 DEFAULT_BATCH_SIZES = [50, 1, 20, 1, 1, 4, 10]
-DEFAULT_BUDGET_PCTS = [15, 10, 5, 40, 5, 20, 5]
+DEFAULT_BUDGET_PCTS = [15, 10, 0, 75, 0, 0, 0]
+# Stage 4 writes three articles a run by default (a new account's first run fits its sign-up credits).
+DEFAULT_PER_RUN_LIMITS = [0, 0, 0, 3, 0, 0, 0]
 
 
 def url(site) -> str:
@@ -69,7 +71,7 @@ def default_unified() -> dict:
     for number, batch_size in enumerate(DEFAULT_BATCH_SIZES, start=1):
         config[f"stage_{number}_enabled"] = True
         config[f"stage_{number}_batch_size"] = batch_size
-    config.update(dict.fromkeys(STAGE_LIMIT_NAMES, 0))
+    config.update(zip(STAGE_LIMIT_NAMES, DEFAULT_PER_RUN_LIMITS, strict=True))
     config.update({"within_stage_delay": 3, "between_stage_delay": 5})
     return {
         "automation_config": config,
@@ -84,8 +86,8 @@ def default_unified() -> dict:
             "total_items_per_run": 0,
         },
         "stage_configs": [
-            {"stage": number, "enabled": True, "batch_size": batch_size, "max_per_run": 0, "use_testing": False, "budget_pct": budget_pct}
-            for number, (batch_size, budget_pct) in enumerate(zip(DEFAULT_BATCH_SIZES, DEFAULT_BUDGET_PCTS, strict=True), start=1)
+            {"stage": number, "enabled": True, "batch_size": batch_size, "max_per_run": limit, "use_testing": False, "budget_pct": budget_pct}
+            for number, (batch_size, limit, budget_pct) in enumerate(zip(DEFAULT_BATCH_SIZES, DEFAULT_PER_RUN_LIMITS, DEFAULT_BUDGET_PCTS, strict=True), start=1)
         ],
         "ai_settings": {"testing_model_id": None, "live_model_id": None, "image_model_id": None},
     }
@@ -198,8 +200,8 @@ def test_every_section_changes_together(tenant, owner, models):
     schedule = (config["enabled"], config["frequency"], config["scheduled_days"], config["scheduled_time"])
     assert schedule == (True, "weekly", ["mon", "sun"], "03:15:00")
     assert config["stage_3_enabled"] is False and data["stage_configs"][2]["enabled"] is False
-    assert (config["stage_6_batch_size"], config["max_image_prompts_per_run"]) == (6, 30)
-    assert data["stage_configs"][5] == {"stage": 6, "enabled": True, "batch_size": 6, "max_per_run": 30, "use_testing": False, "budget_pct": 20}
+    assert (config["stage_6_batch_size"], config["max_images_per_run"]) == (6, 30)
+    assert data["stage_configs"][5] == {"stage": 6, "enabled": True, "batch_size": 6, "max_per_run": 30, "use_testing": False, "budget_pct": 0}
     publishing = data["publishing_settings"]
     assert (publishing["auto_approval_enabled"], publishing["auto_publish_enabled"], publishing["total_items_per_run"]) == (True, True, 12)
     assert publishing["publish_time_slots"] == [{"start": "08:15", "end": "09:15"}, {"start": "20:00", "end": "21:30"}]
@@ -218,9 +220,9 @@ def test_stage_configs_entries_change_the_stage_they_name(tenant, owner):
     patch(owner, tenant.site, {"stage_configs": [{"stage": 4, "batch_size": 5}, {"stage": 1, "enabled": False}]})
     data = patch(owner, tenant.site, {"stage_configs": [{"stage": 4, "max_per_run": 8}]}).json()["data"]
 
-    assert data["stage_configs"][3] == {"stage": 4, "enabled": True, "batch_size": 5, "max_per_run": 8, "use_testing": False, "budget_pct": 40}
+    assert data["stage_configs"][3] == {"stage": 4, "enabled": True, "batch_size": 5, "max_per_run": 8, "use_testing": False, "budget_pct": 75}
     assert data["stage_configs"][0] == {"stage": 1, "enabled": False, "batch_size": 50, "max_per_run": 0, "use_testing": False, "budget_pct": 15}
-    assert (data["automation_config"]["stage_4_batch_size"], data["automation_config"]["max_tasks_per_run"]) == (5, 8)
+    assert (data["automation_config"]["stage_4_batch_size"], data["automation_config"]["max_content_per_run"]) == (5, 8)
     assert stored(tenant.site).stages == {"1": {"enabled": False}, "4": {"batch_size": 5, "per_run_limit": 8}}
 
 

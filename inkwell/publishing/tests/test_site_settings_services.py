@@ -9,17 +9,27 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from inkwell.api.exceptions import BusinessRuleViolation
+from inkwell.integration.models import SiteIntegration
 from inkwell.publishing import site_settings, slots
 from inkwell.publishing.site_settings import effective_settings, schedule_in_next_slot
 from inkwell.publishing.tests.factories import make_site_settings
 from inkwell.tenancy.models import Site
-from inkwell.writer.models import Content, SiteStatus
+from inkwell.writer.models import Content, ContentStatus, SiteStatus
 from inkwell.writer.tests.factories import make_content
 
 pytestmark = pytest.mark.django_db
 
 # Monday 2 March 2026, 08:00 UTC.
 MONDAY = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
+
+
+APPROVED = ContentStatus.APPROVED
+
+
+@pytest.fixture(autouse=True)
+def active_integration(tenant):
+    """Scheduling needs an active CMS integration (the editorial gate)."""
+    return SiteIntegration.objects.create(account=tenant.account, site=tenant.site, base_url="https://cms.example.com", username="u", app_password="p", webhook_secret="s" * 32)
 
 
 def utc(text: str) -> datetime:
@@ -47,7 +57,7 @@ def test_effective_settings_lay_the_sites_changes_over_the_defaults(tenant):
     assert (settings.automation.enabled, settings.automation.time.isoformat(), settings.automation.scheduled_days) == (True, "05:45:30", ("sat",))
     assert settings.automation.frequency == "daily"
     stage = settings.stage(4)
-    assert (stage.number, stage.enabled, stage.batch_size, stage.per_run_limit, stage.use_testing, stage.budget_pct) == (4, True, 3, 12, False, 40)
+    assert (stage.number, stage.enabled, stage.batch_size, stage.per_run_limit, stage.use_testing, stage.budget_pct) == (4, True, 3, 12, False, 75)
     assert settings.stage(1).batch_size == 50
     assert (settings.publishing.daily_publish_limit, settings.publishing.weekly_publish_limit) == (3, 9)
     assert settings.publishing.time_slots == ({"start": "06:00", "end": "06:30"},)
@@ -98,7 +108,7 @@ def test_approved_content_goes_into_the_next_free_slot_in_the_sites_time_zone(ne
 def test_slots_taken_by_scheduled_content_are_skipped(tenant):
     make_content(tenant, site_status=SiteStatus.SCHEDULED, scheduled_publish_at=utc("2026-03-02T09:00"))
     make_content(tenant, site_status=SiteStatus.PUBLISHING, scheduled_publish_at=utc("2026-03-02T14:00"))
-    content = make_content(tenant)
+    content = make_content(tenant, status=APPROVED)
 
     assert schedule_in_next_slot(content, after=MONDAY)["scheduled_publish_at"] == utc("2026-03-02T18:00")
 
@@ -107,7 +117,7 @@ def test_content_published_earlier_this_week_counts_towards_the_weekly_limit(ten
     make_site_settings(tenant, publishing={"weekly_publish_limit": 2, "daily_publish_limit": 1})
     for day in ("2026-03-02T07:00", "2026-03-03T07:00"):
         make_content(tenant, site_status=SiteStatus.PUBLISHED, published_at=utc(day))
-    content = make_content(tenant)
+    content = make_content(tenant, status=APPROVED)
 
     # Wednesday of a week that published two already: the next week's Monday.
     assert schedule_in_next_slot(content, after=utc("2026-03-04T08:00"))["scheduled_publish_at"] == utc("2026-03-09T09:00")
@@ -118,18 +128,18 @@ def test_content_of_other_sites_and_unscheduled_content_take_no_slot(tenant, oth
     make_content(tenant, site=second, site_status=SiteStatus.SCHEDULED, scheduled_publish_at=utc("2026-03-02T09:00"))
     make_content(other_tenant, site_status=SiteStatus.SCHEDULED, scheduled_publish_at=utc("2026-03-02T09:00"))
     make_content(tenant, site_status=SiteStatus.FAILED, scheduled_publish_at=utc("2026-03-02T09:00"))
-    content = make_content(tenant)
+    content = make_content(tenant, status=APPROVED)
 
     assert schedule_in_next_slot(content, after=MONDAY)["scheduled_publish_at"] == utc("2026-03-02T09:00")
 
 
 def test_scheduling_again_does_not_count_the_contents_own_slot(tenant):
-    content = make_content(tenant, site_status=SiteStatus.SCHEDULED, scheduled_publish_at=utc("2026-03-02T09:00"))
+    content = make_content(tenant, status=APPROVED, site_status=SiteStatus.SCHEDULED, scheduled_publish_at=utc("2026-03-02T09:00"))
     assert schedule_in_next_slot(content, after=MONDAY)["scheduled_publish_at"] == utc("2026-03-02T09:00")
 
 
 def test_two_placements_take_two_slots(tenant):
-    first, second = make_content(tenant), make_content(tenant)
+    first, second = make_content(tenant, status=APPROVED), make_content(tenant, status=APPROVED)
     assert schedule_in_next_slot(first, after=MONDAY)["scheduled_publish_at"] == utc("2026-03-02T09:00")
     assert schedule_in_next_slot(second, after=MONDAY)["scheduled_publish_at"] == utc("2026-03-02T14:00")
 
@@ -137,14 +147,14 @@ def test_two_placements_take_two_slots(tenant):
 def test_the_taken_times_are_read_in_one_query(tenant):
     for day in range(5):
         make_content(tenant, site_status=SiteStatus.SCHEDULED, scheduled_publish_at=MONDAY + timedelta(days=day))
-    content = make_content(tenant)
+    content = make_content(tenant, status=APPROVED)
 
     with CaptureQueriesContext(connection) as captured:
         schedule_in_next_slot(content, after=MONDAY)
 
     statements = [query["sql"].split()[0] for query in captured.captured_queries if "SAVEPOINT" not in query["sql"]]
-    # The site lock, the settings, the taken times and the schedule update.
-    assert statements == ["SELECT", "SELECT", "SELECT", "UPDATE"]
+    # The site lock, the settings, the taken times, the active integration (the gate) and the schedule update.
+    assert statements == ["SELECT", "SELECT", "SELECT", "SELECT", "UPDATE"]
 
 
 def test_no_free_slot_within_the_horizon_is_a_422_and_leaves_the_content_alone(tenant):
@@ -154,7 +164,7 @@ def test_no_free_slot_within_the_horizon_is_a_422_and_leaves_the_content_alone(t
         Content(account=tenant.account, site=tenant.site, title=f"At {moment}", site_status=SiteStatus.SCHEDULED, scheduled_publish_at=moment)
         for moment in every_monday_at_nine
     )
-    content = make_content(tenant)
+    content = make_content(tenant, status=APPROVED)
 
     with pytest.raises(BusinessRuleViolation) as refused:
         schedule_in_next_slot(content, after=MONDAY)
@@ -169,7 +179,7 @@ def test_two_concurrent_placements_never_take_the_same_slot(tenant, monkeypatch)
     """The site row is locked before the taken times are read: the second placement waits for the
     first to commit, then sees its slot taken. The planner is slowed down so that, without the
     lock, both would read the same free slot."""
-    contents = [make_content(tenant), make_content(tenant)]
+    contents = [make_content(tenant, status=APPROVED), make_content(tenant, status=APPROVED)]
     plan = slots.next_free_slot
 
     def slow_plan(**kwargs):

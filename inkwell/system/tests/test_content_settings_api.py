@@ -3,6 +3,7 @@
 from unittest.mock import ANY
 
 import pytest
+import yaml
 
 from inkwell.api.tests import assert_error
 from inkwell.system.models import ContentSettings
@@ -134,3 +135,13 @@ def test_an_admin_saves_content_settings(tenant, as_user):
     response = as_user(tenant.admin).post(f"{BASE}/content_generation/save/", {"default_tone": "casual"}, format="json")
     assert response.status_code == 200
     assert ContentSettings.objects.for_account(tenant.account).get().updated_by == tenant.admin
+
+
+def test_the_schema_documents_both_content_settings_paths_with_their_key(api_client):
+    schema = yaml.safe_load(api_client.get("/api/schema/").content)
+
+    for path, method in (("/api/v1/system/settings/content/{key}/", "get"), ("/api/v1/system/settings/content/{key}/save/", "post")):
+        operation = schema["paths"][path][method]
+        [key] = [parameter for parameter in operation["parameters"] if parameter["name"] == "key"]
+        assert (key["in"], key["schema"]["enum"]) == ("path", ["content_generation", "publishing"])
+    assert not [path for path in schema["paths"] if "settings/content/content_generation" in path or "settings/content/publishing" in path]

@@ -87,14 +87,44 @@ def test_another_accounts_switch_does_not_disable_a_module_here(owner, other_ten
 
 
 @pytest.mark.urls("inkwell.system.tests.module_urls")
-def test_the_module_check_costs_one_query_and_only_where_a_module_is_declared(owner):
+def test_with_the_cache_off_the_module_check_is_one_query_per_request(owner, settings):
+    settings.INKWELL_PRINCIPAL_CACHE_SECONDS = 0
+    owner.get("/probe/planner/")
+    with CaptureQueriesContext(connection) as queries:
+        owner.get("/probe/planner/")
+        owner.get("/probe/writer/")
+
+    assert sum('"system_modulesetting"' in query["sql"] for query in queries.captured_queries) == 2
+
+
+@pytest.mark.urls("inkwell.system.tests.module_urls")
+def test_the_module_check_reads_the_switches_once_then_the_cache_and_only_where_a_module_is_declared(owner, settings):
+    settings.INKWELL_PRINCIPAL_CACHE_SECONDS = 300
     owner.get("/probe/none/")  # warms per-process state
     with CaptureQueriesContext(connection) as without_module:
         owner.get("/probe/none/")
-    with CaptureQueriesContext(connection) as with_module:
+    with CaptureQueriesContext(connection) as first:
         owner.get("/probe/planner/")
-    assert len(with_module) == len(without_module) + 1
-    assert not any("system_modulesetting" in query["sql"] for query in without_module.captured_queries)
+    with CaptureQueriesContext(connection) as next_ones:
+        owner.get("/probe/planner/")
+        owner.get("/probe/writer/")
+
+    def switch_reads(queries) -> int:
+        return sum('"system_modulesetting"' in query["sql"] for query in queries.captured_queries)
+
+    assert (switch_reads(without_module), switch_reads(first), switch_reads(next_ones)) == (0, 1, 0)
+
+
+@pytest.mark.urls("inkwell.system.tests.module_urls")
+def test_a_switch_changed_outside_the_api_is_seen_on_the_next_request(owner, tenant, settings):
+    settings.INKWELL_PRINCIPAL_CACHE_SECONDS = 300
+    assert owner.get("/probe/planner/").status_code == 200  # cached: nothing switched off
+
+    row = ModuleSetting.objects.create(account=tenant.account, module="planner", enabled=False)
+    assert_error(owner.get("/probe/planner/"), 403, "module_disabled")
+
+    row.delete()
+    assert owner.get("/probe/planner/").status_code == 200
 
 
 @pytest.mark.urls("inkwell.system.tests.module_urls")

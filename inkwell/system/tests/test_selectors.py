@@ -95,3 +95,12 @@ def test_the_image_integration_falls_back_to_the_global_text_key_only_at_the_glo
     assert selectors.effective_integration(tenant.account, "image_generation").api_key == "sk-global-text-key-0123456789"
     _save(tenant, "image_generation", base_url="https://images.example.net/v1")
     assert selectors.effective_integration(tenant.account, "image_generation").api_key == ""
+
+
+def test_the_deployments_embeddings_model_goes_only_to_the_deployments_endpoint(tenant, global_defaults):
+    global_defaults.INKWELL_AI = {
+        **global_defaults.INKWELL_AI, "PROVIDER": "openai", "BASE_URL": "https://llm.example.com/v1", "API_KEY": KEY, "EMBEDDING_MODEL": "text-embedding-3-small",
+    }
+    assert selectors.ai_client(tenant.account).text.config.embedding_model == "text-embedding-3-small"
+    _save(tenant, "ai_provider", base_url="https://other.example.net/v1", api_key=KEY)
+    assert selectors.ai_client(tenant.account).text.config.embedding_model == ""

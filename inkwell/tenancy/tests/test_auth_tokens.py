@@ -223,3 +223,30 @@ def test_tampered_refresh_token_is_refused(tenant, api_client):
 @pytest.mark.django_db
 def test_refresh_without_a_token_answers_400_required(api_client):
     assert_error(api_client.post(REFRESH, {}, format="json"), 400, "validation_error", errors={"refresh": ["This field is required"]})
+
+
+def test_a_token_that_verified_earlier_is_refused_once_it_expires(tenant, api_client, monkeypatch):
+    """Verified tokens are kept per process (tokens._verified); their expiry is checked on every use."""
+    token = craft(tenant.owner, iat=int(time.time()), exp=int(time.time()) + 60)
+    assert get_me(api_client, token).status_code == 200
+
+    later = time.time() + 61
+    monkeypatch.setattr(tokens.time, "time", lambda: later)
+
+    assert_error(get_me(api_client, token), 401, "token_expired")
+
+
+def test_a_kept_payload_is_not_changed_by_a_caller(tenant):
+    token = tokens.issue_access_token(tenant.owner).token
+    tokens.decode(token, tokens.ACCESS)["user_id"] = 0
+
+    assert tokens.decode(token, tokens.ACCESS)["user_id"] == tenant.owner.pk
+
+
+def test_a_kept_token_is_still_refused_after_the_signing_key_changes(tenant, api_client, settings):
+    token = tokens.issue_access_token(tenant.owner).token
+    assert get_me(api_client, token).status_code == 200
+
+    settings.INKWELL_JWT = {**settings.INKWELL_JWT, "SIGNING_KEY": "another-signing-key-of-enough-length"}
+
+    assert_error(get_me(api_client, token), 401, "invalid_token")

@@ -68,7 +68,8 @@ def test_generated_images_are_pngs_of_the_requested_size_stored_under_media_root
         ("in_article", "generated"),
         ("in_article", "generated"),
     ]
-    assert job.result == {"content_id": content.pk, "image_ids": [image.pk for image in images], "count": 3, "credits_used": 6}
+    # The credits reported are the credits charged: the prompt step's 1 and the images' 6.
+    assert job.result == {"content_id": content.pk, "image_ids": [image.pk for image in images], "count": 3, "credits_used": 7}
     for image in images:
         assert image.prompt and image.alt_text
         path = media_root / image.file.name

@@ -1,4 +1,4 @@
-"""`manage.py serve`: the API (gunicorn) with a Celery worker and its scheduler beside it.
+"""`manage.py serve`: the API (gunicorn, threaded workers) with a Celery worker and its scheduler beside it.
 
 This is what `make run` starts: one command, no extra service. The processes are supervised
 together: when one exits the others are stopped, and Ctrl-C or SIGTERM stops them all.
@@ -23,14 +23,18 @@ class Command(BaseCommand):
         parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
         parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
         parser.add_argument("--web-workers", type=int, default=int(os.environ.get("WEB_CONCURRENCY", "2")))
+        parser.add_argument("--web-threads", type=int, default=int(os.environ.get("WEB_THREADS", "4")))
         parser.add_argument("--worker-concurrency", type=int, default=int(os.environ.get("WORKER_CONCURRENCY", "2")))
         parser.add_argument("--no-worker", action="store_true", help="serve the API only (workers run elsewhere)")
 
-    def handle(self, *args, host, port, web_workers, worker_concurrency, no_worker, **options):
+    def handle(self, *args, host, port, web_workers, web_threads, worker_concurrency, no_worker, **options):
         commands = {
+            # Threaded workers (gthread): measured against sync workers and uvicorn with
+            # bench/light_endpoints.py, they served the most requests (README, "Benchmarks").
             "web": [
                 sys.executable, "-m", "gunicorn", "inkwell.wsgi",
-                "--bind", f"{host}:{port}", "--workers", str(web_workers), "--access-logfile", "-",
+                "--bind", f"{host}:{port}", "--workers", str(web_workers),
+                "--worker-class", "gthread", "--threads", str(web_threads), "--access-logfile", "-",
             ],
         }
         if not no_worker:
