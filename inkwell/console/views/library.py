@@ -45,12 +45,15 @@ def library_context(request, site: Site, source) -> dict:
     if not sectors:
         return context
     sector = next((item for item in sectors if str(item.pk) == source.get("sector", "")), None)
-    industry_sector_ids = [sector.industry_sector_id] if sector else [item.industry_sector_id for item in sectors]
     query = {name: source.get(name, "") for name in FILTER_FIELDS if source.get(name, "") != ""}
-    query["sector_ids"] = ",".join(map(str, industry_sector_ids))
-    filters = ks.LibraryQuerySerializer.to_filters(validated(ks.LibraryQuerySerializer, request, query))
+    if sector is not None:
+        query["site_sector_id"] = sector.pk  # resolved to its industry sector as the API resolves it
+    else:
+        query["sector_ids"] = ",".join(str(item.industry_sector_id) for item in sectors)
+    query = library.with_site_sector(request, validated(ks.LibraryQuerySerializer, request, query))
+    filters = ks.LibraryQuerySerializer.to_filters(query)
     context["page_obj"] = Paginator(library.LibraryPage(filters), PAGE_SIZE).get_page(source.get("page"))
-    context["stats"] = library.sector_stats(account=request.account, site=site, sector_ids=tuple(industry_sector_ids))
+    context["stats"] = library.sector_stats(account=request.account, site=site, sector_ids=filters.sector_ids)
     return context
 
 
