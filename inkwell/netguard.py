@@ -33,6 +33,11 @@ SCHEMES = ("http", "https")
 NAT64_PREFIX = ipaddress.ip_network("64:ff9b::/96")
 
 
+INVALID_URL = "Enter an http or https URL"
+URL_WITH_USER_INFO = "A URL may not carry a user name or password"
+INVALID_PORT = "Enter a port between 1 and 65535"
+
+
 class AddressNotAllowed(ValueError):
     """The URL is not an http(s) URL, or its host is (or resolves to) an address not allowed.
     ``private``: refused only because it is private or loopback, which the operator may allow."""
@@ -40,6 +45,35 @@ class AddressNotAllowed(ValueError):
     def __init__(self, message: str, *, private: bool = False):
         super().__init__(message)
         self.private = private
+
+
+class InvalidURL(ValueError):
+    """A URL an account may not give: its ``message`` is the field error to show."""
+
+    def __init__(self, message: str):
+        self.message = message
+        super().__init__(message)
+
+
+def check_url_shape(url: str) -> None:
+    """Raise ``InvalidURL`` unless ``url`` is an http(s) URL with a host, no whitespace, no user
+    information (it would travel in every request, and into the other side's logs) and, if it
+    names one, a port from 1 to 65535."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:  # e.g. an unclosed IPv6 bracket
+        raise InvalidURL(INVALID_URL) from None
+    if parts.scheme not in SCHEMES or not host or any(char.isspace() for char in url):
+        raise InvalidURL(INVALID_URL)
+    if "@" in parts.netloc:
+        raise InvalidURL(URL_WITH_USER_INFO)
+    try:
+        port = parts.port
+    except ValueError:  # not a number, or above 65535
+        raise InvalidURL(INVALID_PORT) from None
+    if port == 0:
+        raise InvalidURL(INVALID_PORT)
 
 
 def _effective(address: IPAddress) -> IPAddress:

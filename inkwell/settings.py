@@ -233,11 +233,8 @@ DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Inkwell <no-reply@localhost>
 
 REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["inkwell.api.renderers.EnvelopeJSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": [
-        "rest_framework.parsers.JSONParser",
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
-    ],
+    # JSON only, in what the server accepts and what the schema advertises (no upload takes a file).
+    "DEFAULT_PARSER_CLASSES": ["inkwell.api.parsers.JSONParser"],
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "inkwell.tenancy.authentication.BearerTokenAuthentication",
         "inkwell.tenancy.authentication.ApiKeyAuthentication",
@@ -261,6 +258,15 @@ INKWELL_RATE_LIMITS = {
     "content": env_int("RATE_LIMIT_CONTENT", 100),
     "auth": env_int("RATE_LIMIT_AUTH", 20),
     "general": env_int("RATE_LIMIT_GENERAL", 300),
+}
+
+# Failed logins per e-mail address (inkwell/tenancy/logins.py): from the threshold on, the address
+# is locked for LOCK_SECONDS, doubling per further failure up to LOCK_MAX_SECONDS.
+INKWELL_LOGIN = {
+    "LOCK_THRESHOLD": env_int("LOGIN_LOCK_THRESHOLD", 5),
+    "LOCK_SECONDS": env_int("LOGIN_LOCK_SECONDS", 30),
+    "LOCK_MAX_SECONDS": env_int("LOGIN_LOCK_MAX_SECONDS", 900),
+    "FAILURE_WINDOW_SECONDS": env_int("LOGIN_FAILURE_WINDOW_SECONDS", 3600),
 }
 
 INKWELL_JWT = {
@@ -309,7 +315,7 @@ SPECTACULAR_SETTINGS = {
         "AutomationRunStatusEnum": "inkwell.automation.models.RunStatus",
         "AutomationTriggerEnum": "inkwell.automation.models.RunTrigger",
     },
-    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums"],
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "inkwell.api.schema.tag_operations_by_content_flow"],
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "SERVE_AUTHENTICATION": [],
 }
@@ -393,9 +399,9 @@ INKWELL_AI = {
     "IMAGE_MODEL": env_str("AI_IMAGE_MODEL", "gpt-image-1"),
     "TIMEOUT_SECONDS": env_int("AI_TIMEOUT_SECONDS", 60),
     "MAX_RETRIES": env_int("AI_MAX_RETRIES", 3),
-    # May an account point its provider at a loopback or private-network address (a local Ollama)?
-    # Multi-tenant deployments set it false; link-local addresses are refused either way.
-    "ALLOW_PRIVATE_ENDPOINTS": env_bool("AI_ALLOW_PRIVATE_ENDPOINTS", True),
+    # May the provider calls reach a loopback or private-network address (a local Ollama)? Off by
+    # default: accounts are strangers to each other. Link-local addresses are refused either way.
+    "ALLOW_PRIVATE_ENDPOINTS": env_bool("AI_ALLOW_PRIVATE_ENDPOINTS", False),
     # An embeddings model of the endpoint (e.g. text-embedding-3-small): when set, the openai
     # provider clusters keywords by its vectors, cut at EMBEDDING_CLUSTER_SIMILARITY.
     "EMBEDDING_MODEL": env_str("AI_EMBEDDING_MODEL"),

@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from rest_framework.negotiation import DefaultContentNegotiation
 
 from inkwell.system.views import healthz
 from inkwell.writer.image_views import media_urlpatterns
@@ -11,7 +12,8 @@ urlpatterns = [
     path("app/", include("inkwell.console.urls")),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
-    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    # The schema's own negotiation: ?format=json (or Accept: application/json) answers JSON, else YAML.
+    path("api/schema/", SpectacularAPIView.as_view(content_negotiation_class=DefaultContentNegotiation), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema", template_name="api/redoc.html"), name="redoc"),
     path("api/v1/", include("inkwell.api.urls")),

@@ -1,10 +1,12 @@
 """The OpenAPI document is valid, and a real server answers what it documents (schemathesis)."""
 
+import http.client
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 import requests
@@ -12,7 +14,7 @@ import requests
 from tests.live_server import HIGH_RATE_LIMITS, REPO_ROOT, live_server, register_and_login
 
 SCHEMATHESIS = Path(sys.executable).parent / "schemathesis"
-CHECKS = "not_a_server_error,response_schema_conformance,status_code_conformance,content_type_conformance"
+CHECKS = "all"
 # Generated cases per operation in the fuzzing phases. The coverage phase adds its own boundary
 # cases (most of the ~18,000 requests for 186 operations); the whole run takes 2-4 minutes on 2 cores.
 MAX_EXAMPLES = 15
@@ -95,3 +97,62 @@ def test_every_operation_answers_as_its_schema_documents(server, tmp_path):
     # Each excluded path has one operation (POST); everything else was run.
     selected, total = map(int, re.search(r"Selected: (\d+)/(\d+)", result.stdout).groups())
     assert selected == total - len(EXCLUDED_PATHS), result.stdout
+
+
+# The hostile inputs of tests/test_hostile_input.py, sent to every operation of the live schema.
+HOSTILE_BODIES = {
+    "array nested 1,000 deep": "[" * 1_000 + "]" * 1_000,
+    "array nested 100,000 deep": "[" * 100_000 + "]" * 100_000,
+    "object nested 1,000 deep": '{"a":' * 1_000 + "1" + "}" * 1_000,
+    "not JSON": '{"a": ',
+}
+EDGE_DATES = ["9999-12-31", "0001-01-01", "9999-12-31T23:59:59-05:00", "0001-01-01T00:00:00+01:00", "275760-09-13T00:00:00Z"]
+BODY_LIMIT = 2_621_440  # Django's DATA_UPLOAD_MAX_MEMORY_SIZE
+
+
+def _declared_oversize(server, method: str, path: str, headers: dict) -> int:
+    """The status of a request that declares a body over the limit: the server must refuse it
+    from the header (413) before reading, so only its first bytes are sent."""
+    parts = urlsplit(server.base_url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+    try:
+        connection.putrequest(method.upper(), path)
+        for name, value in {**headers, "Content-Type": "application/json", "Content-Length": str(BODY_LIMIT + 1)}.items():
+            connection.putheader(name, value)
+        connection.endheaders(b'{"a": "')
+        return connection.getresponse().status
+    finally:
+        connection.close()
+
+
+@pytest.mark.live_server_process
+def test_hostile_input_to_every_operation_never_answers_a_server_error(server):
+    token = register_and_login(server)
+    auth = {"Authorization": f"Bearer {token}"}
+    requests.post(server.url("/api/v1/auth/sites/"), json={"name": "Blog", "domain": "hostile.example.com"}, headers=auth, timeout=10)
+    schema = requests.get(server.url("/api/schema/"), params={"format": "json"}, timeout=30).json()
+    session = requests.Session()
+    answers: list[tuple[str, str, int]] = []
+    for template, operations in schema["paths"].items():
+        if template in EXCLUDED_PATHS:
+            continue
+        path = re.sub(r"\{[^}]+\}", "1", template)
+        for method, operation in operations.items():
+            if not isinstance(operation, dict) or "operationId" not in operation:
+                continue
+            label = f"{method.upper()} {template}"
+            if "requestBody" in operation:
+                for kind, body in HOSTILE_BODIES.items():
+                    response = session.request(method, server.url(path), data=body, headers={**auth, "Content-Type": "application/json"}, timeout=10)
+                    answers.append((label, kind, response.status_code))
+                answers.append((label, "body over the size limit", _declared_oversize(server, method, path, auth)))
+            for parameter in operation.get("parameters", []):
+                if parameter.get("in") == "query" and parameter.get("schema", {}).get("format") in ("date", "date-time"):
+                    for value in EDGE_DATES:
+                        response = session.request(method, server.url(path), params={parameter["name"]: value}, headers=auth, timeout=10)
+                        answers.append((label, f"{parameter['name']}={value}", response.status_code))
+
+    assert len({label for label, _, _ in answers}) > 70
+    assert [answer for answer in answers if answer[2] >= 500] == []
+    # Every operation that reads its body refuses it for its size; the others answer as without one.
+    assert 413 in {status for _, kind, status in answers if kind == "body over the size limit"}

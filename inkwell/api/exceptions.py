@@ -8,6 +8,7 @@ view formats an error by hand.
 import logging
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError
@@ -29,6 +30,7 @@ GENERAL_MESSAGES = {
     405: "Method not allowed",
     409: "Conflict",
     410: "Resource not found",
+    413: "Payload too large",
     415: "Unsupported media type",
     422: "Validation failed",
     429: "Rate limit exceeded",
@@ -45,6 +47,7 @@ DEFAULT_CODES = {
     405: "method_not_allowed",
     409: "conflict",
     410: "gone",
+    413: "payload_too_large",
     415: "unsupported_media_type",
     422: "validation_error",
     429: "rate_limited",
@@ -123,6 +126,16 @@ class Gone(ApiError):
     code = "gone"
 
 
+class PayloadTooLarge(ApiError):
+    """A body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` bytes: refused before it is read."""
+
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    code = "payload_too_large"
+
+    def __init__(self):
+        super().__init__({"body": [f"The body is larger than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes"]})
+
+
 class CsrfFailed(ApiError):
     status_code = status.HTTP_403_FORBIDDEN
     code = "permission_denied"
@@ -189,8 +202,10 @@ def exception_handler(exc: Exception, context: dict) -> Response:
         # A concurrent request won a uniqueness race that the service checked for: a conflict, not a crash.
         logger.warning("integrity error answered as 409: %s", type(exc).__name__)
         exc = Conflict()
-    elif isinstance(exc, (RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent)):
-        # Django's body limits, hit while DRF parses the body: outside DRF Django answers them 400 too.
+    elif isinstance(exc, RequestDataTooBig):
+        exc = PayloadTooLarge()
+    elif isinstance(exc, (TooManyFieldsSent, TooManyFilesSent)):
+        # Django's limits on form fields, hit while a body is parsed: outside DRF Django answers them 400 too.
         exc = exceptions.ParseError(str(exc))
     response = drf_exception_handler(exc, context)
     if response is None:

@@ -1,6 +1,7 @@
 """Query-string filters shared by every domain."""
 
 from django import forms
+from django.core.exceptions import ValidationError
 from django_filters import rest_framework as filters
 from drf_spectacular.utils import extend_schema_field
 
@@ -18,4 +19,30 @@ class IdFilter(filters.NumberFilter):
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("min_value", 1)
         kwargs.setdefault("max_value", MAX_ID)
+        super().__init__(*args, **kwargs)
+
+
+class _BooleanFormField(forms.NullBooleanField):
+    """``true`` or ``false`` (``1``/``0`` too); anything else, ``null`` and an empty value
+    included, is an error rather than no filter."""
+
+    def to_python(self, value):
+        if value is None:
+            return None
+        if value in (True, "true", "True", "1"):
+            return True
+        if value in (False, "false", "False", "0"):
+            return False
+        raise ValidationError("Must be true or false", code="invalid")
+
+    def validate(self, value):
+        pass
+
+
+class BooleanFilter(filters.BooleanFilter):
+    field_class = _BooleanFormField
+
+    def __init__(self, *args, **kwargs):
+        # The raw value reaches the field: DRF's boolean widget would read "null" as no filter.
+        kwargs.setdefault("widget", forms.TextInput)
         super().__init__(*args, **kwargs)

@@ -2,6 +2,7 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from rest_framework import serializers
 
+from inkwell.api import fields
 from inkwell.api.filters import MAX_ID
 from inkwell.billing.models import CreditTransaction, CreditUsage, OperationType
 
@@ -56,8 +57,8 @@ class TransactionSerializer(serializers.ModelSerializer):
 class PeriodQuerySerializer(serializers.Serializer):
     """``start_date`` and ``end_date`` (YYYY-MM-DD, UTC, both days included)."""
 
-    start_date = serializers.DateField(required=False)
-    end_date = serializers.DateField(required=False)
+    start_date = fields.DateField(required=False)
+    end_date = fields.DateField(required=False)
 
     def validate(self, attrs):
         if "start_date" in attrs and "end_date" in attrs and attrs["start_date"] > attrs["end_date"]:

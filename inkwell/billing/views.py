@@ -7,6 +7,7 @@ from rest_framework.decorators import action
 from rest_framework.permissions import IsAdminUser
 
 from inkwell.api.envelope import created, ok
+from inkwell.api.fields import DateFilter
 from inkwell.api.views import ApiView, validated, validated_query
 from inkwell.billing import selectors, services
 from inkwell.billing import serializers as s
@@ -18,8 +19,8 @@ from inkwell.tenancy.viewsets import AccountScopedViewSet
 class DateRangeFilterSet(filters.FilterSet):
     """``start_date`` / ``end_date``: whole UTC days, both included."""
 
-    start_date = filters.DateFilter(method="filter_start_date")
-    end_date = filters.DateFilter(method="filter_end_date")
+    start_date = DateFilter(method="filter_start_date")
+    end_date = DateFilter(method="filter_end_date")
 
     def filter_start_date(self, queryset, name, value):
         return queryset.filter(created_at__gte=s.start_of_day(value))

@@ -160,6 +160,12 @@ def _text(value: Any) -> str:
     return html.unescape(value) if isinstance(value, str) else ""
 
 
+def _escaped(value: str) -> str:
+    """Plain text as WordPress must receive it: it shows titles, excerpts, SEO fields, term names
+    and alt texts as HTML, so ``&``, ``<`` and ``>`` go as entities and never become markup."""
+    return html.escape(value, quote=False)
+
+
 def _remote_post(data: Any) -> RemotePost:
     try:
         return RemotePost(external_id=str(_wp_id(data["id"])), url=data.get("link") or "", status=data["status"], modified_at=_gmt(data.get("modified_gmt")))
@@ -301,7 +307,7 @@ class WordPressAdapter(CMSAdapter):
             found = self._list(self._call("GET", route, params={"slug": slug, "_fields": TERM_FIELDS}))
             if found:
                 return _remote_term(taxonomy, found[0])
-        body: dict[str, Any] = {"name": name}
+        body: dict[str, Any] = {"name": _escaped(name)}
         if slug:
             body["slug"] = slug
         if parent_external_id and taxonomy == "category":  # tags have no parents
@@ -323,7 +329,7 @@ class WordPressAdapter(CMSAdapter):
         headers = {"Content-Type": content_type, "Content-Disposition": f'attachment; filename="{safe_name}"'}
         # The alt text rides along in the query, which WordPress reads for a raw upload: one
         # request, so no image is ever left without its alt text.
-        params = {"alt_text": alt_text} if alt_text else None
+        params = {"alt_text": _escaped(alt_text)} if alt_text else None
         payload = self._call("POST", "/wp/v2/media", params=params, content=data, headers=headers).json()
         try:
             return RemoteMedia(external_id=str(_wp_id(payload["id"])), url=payload["source_url"])
@@ -392,16 +398,16 @@ class WordPressAdapter(CMSAdapter):
     def _post_body(payload: PostPayload) -> dict[str, Any]:
         tag = marker(payload.reference)
         body: dict[str, Any] = {
-            "title": payload.title,
+            "title": _escaped(payload.title),
             "content": f"{MARKER.sub('', payload.html).rstrip()}\n{tag}",
-            "excerpt": payload.excerpt,
+            "excerpt": _escaped(payload.excerpt),
             "status": payload.status,
             "categories": [_wp_id(term) for term in payload.category_ids],
             "tags": [_wp_id(term) for term in payload.tag_ids],
             "featured_media": _wp_id(payload.featured_media_id) if payload.featured_media_id else 0,
             "meta": {
-                **{key: payload.meta_title for key in SEO_META_KEYS["title"]},
-                **{key: payload.meta_description for key in SEO_META_KEYS["description"]},
+                **{key: _escaped(payload.meta_title) for key in SEO_META_KEYS["title"]},
+                **{key: _escaped(payload.meta_description) for key in SEO_META_KEYS["description"]},
             },
         }
         if payload.slug:

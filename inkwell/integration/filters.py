@@ -2,7 +2,7 @@
 
 from django_filters import rest_framework as filters
 
-from inkwell.api.filters import IdFilter
+from inkwell.api.filters import BooleanFilter, IdFilter
 from inkwell.integration.models import ConnectionStatus, Platform, SiteIntegration
 
 
@@ -10,7 +10,7 @@ class IntegrationFilter(filters.FilterSet):
     site_id = IdFilter(field_name="site_id")
     platform = filters.ChoiceFilter(choices=Platform.choices, error_messages={"invalid_choice": "Invalid platform"})
     connection_status = filters.ChoiceFilter(choices=ConnectionStatus.choices, error_messages={"invalid_choice": "Invalid status value"})
-    is_active = filters.BooleanFilter()
+    is_active = BooleanFilter()
 
     class Meta:
         model = SiteIntegration

@@ -2,18 +2,18 @@
 an integration shows ``app_password_set``, and its webhook secret is shown once, when it is made
 or rotated."""
 
-from urllib.parse import urlsplit
 
 from django.conf import settings
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from inkwell import netguard
+from inkwell.api import fields
 from inkwell.integration.models import ConnectionStatus, Platform, SiteIntegration, SyncStatus
 from inkwell.jobs.models import JobStatus
 from inkwell.tenancy.serializers import REQUIRED, AccountSiteField
 
 INVALID_PLATFORM = "Invalid platform"
-INVALID_URL = "Enter an http or https URL"
 PRIVATE_ADDRESS_NOT_ALLOWED = (
     "This address points at a private or loopback network, which is not allowed for a CMS unless the server sets CMS_ALLOW_PRIVATE_URLS=true"
 )
@@ -27,12 +27,9 @@ def cms_base_url(value: str) -> None:
     """An http(s) URL whose host is not this server's surroundings (unless the operator allows
     private addresses): the CMS is called from here, so no server-side request forgery."""
     try:
-        parts = urlsplit(value)
-        host = parts.hostname
-    except ValueError:  # e.g. an unclosed IPv6 bracket
-        raise serializers.ValidationError(INVALID_URL) from None
-    if parts.scheme not in ("http", "https") or not host or any(char.isspace() for char in value):
-        raise serializers.ValidationError(INVALID_URL)
+        netguard.check_url_shape(value)
+    except netguard.InvalidURL as error:
+        raise serializers.ValidationError(error.message) from None
     try:
         netguard.check_url(value, allow_private=settings.INKWELL_CMS["ALLOW_PRIVATE_URLS"])
     except netguard.AddressNotAllowed as refused:
@@ -249,11 +246,29 @@ class SyncHealthSerializer(serializers.Serializer):
     timings = SyncTimingsSerializer()
 
 
+@extend_schema_field({"oneOf": [{"type": "integer", "minimum": 1}, {"type": "string", "minLength": 1, "maxLength": 100}]})
+class PostIdField(serializers.Field):
+    """A post's id as the CMS sends it: WordPress sends a number, other CMSs a string."""
+
+    default_error_messages = {"invalid": "Enter the post's id as a number or a string", "required": REQUIRED, "null": REQUIRED}
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, (int, str)):
+            self.fail("invalid")
+        value = str(data).strip()
+        if not value or len(value) > 100:
+            self.fail("invalid")
+        return value
+
+    def to_representation(self, value):
+        return value
+
+
 class WebhookPostSerializer(serializers.Serializer):
-    id = serializers.CharField(max_length=100, help_text="The post's id on the CMS.")
+    id = PostIdField(help_text="The post's id on the CMS.")
     status = serializers.CharField(max_length=20, required=False, help_text="publish, future, draft, pending, private or trash.")
     link = serializers.URLField(max_length=500, required=False, allow_blank=True)
-    modified_gmt = serializers.DateTimeField(required=False, allow_null=True, help_text="When the post last changed, in UTC.")
+    modified_gmt = fields.DateTimeField(required=False, allow_null=True, help_text="When the post last changed, in UTC.")
 
 
 class WebhookPayloadSerializer(serializers.Serializer):

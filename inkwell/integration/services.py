@@ -7,7 +7,6 @@ the credentials is a result to report (``CMSError``: a safe code and message), n
 
 import hashlib
 import hmac
-import json
 import secrets
 import time
 from collections.abc import Callable
@@ -19,6 +18,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from rest_framework.exceptions import ParseError, PermissionDenied, ValidationError
 
+from inkwell.api import parsers
 from inkwell.api.exceptions import ApiError, Conflict, StateConflict
 from inkwell.api.filters import MAX_ID
 from inkwell.cms import build_adapter
@@ -40,6 +40,7 @@ from inkwell.notifications.services import notify
 from inkwell.tenancy.models import Account, ApiKey, Sector, Site, User
 from inkwell.tenancy.serializers import REQUIRED, SITE_NOT_YOURS
 from inkwell.writer.models import Content, SiteStatus, Taxonomy, TaxonomyType
+from inkwell.writer.sanitize import plain_text
 
 SYNC = "integration.sync"
 ALREADY_INTEGRATED = "This site already has a {platform} integration"
@@ -350,7 +351,7 @@ def import_terms(*, integration: SiteIntegration, taxonomy_type: str, terms: lis
     to_create, changed = [], {}
     # Terms known by their id first, so that a slug match never takes a row that one of them owns.
     for term in sorted(terms, key=lambda term: term.external_id not in by_external_id):
-        slug, name = term.slug[:200], term.name[:200]
+        slug, name = term.slug[:200], plain_text(term.name)[:200]
         row = by_external_id.get(term.external_id)
         if row is None:
             candidate = by_slug.get(slug)
@@ -444,16 +445,15 @@ class WebhookDeliveryIn:
 def _webhook_timestamp(value: str | None) -> str:
     now = int(time.time())
     tolerance = settings.INKWELL_CMS["WEBHOOK_TOLERANCE_SECONDS"]
-    if not value or not value.isascii() or not value.isdigit() or abs(now - int(value)) > tolerance:
+    # Unix seconds have 10 digits until the year 2286: a longer value is refused before int()
+    # (which refuses over 4,300 digits with an error of its own).
+    if not value or len(value) > 12 or not value.isascii() or not value.isdigit() or abs(now - int(value)) > tolerance:
         raise WebhookRefused({TIMESTAMP_HEADER: [STALE_TIMESTAMP]})
     return value
 
 
 def _webhook_payload(raw_body: bytes) -> dict:
-    try:
-        payload = json.loads(raw_body)
-    except ValueError:
-        raise ParseError("The body is not valid JSON") from None
+    payload = parsers.loads(raw_body)
     if not isinstance(payload, dict):
         raise ParseError("The body must be a JSON object")
     return payload
@@ -482,24 +482,38 @@ def signature_of(secret: str, timestamp: str, raw_body: bytes) -> str:
 def authenticate_webhook(*, key: ApiKey, timestamp: str | None, signature: str | None, raw_body: bytes) -> WebhookDeliveryIn:
     """The integration a delivery is for, once it proved to come from that integration's CMS.
 
-    In order: the timestamp must be within ``WEBHOOK_TOLERANCE_SECONDS`` of now (401); the body
-    JSON (400); the integration is the WordPress integration of the key's site, or for an
-    account-wide key of the payload's ``site_id``, which must be the key's account's (400); the
-    signature must be the HMAC-SHA256 of ``"{timestamp}." + body`` with its webhook secret (401).
+    The signature is verified before the body is read: an unsigned body is never parsed. In
+    order: the timestamp must be within ``WEBHOOK_TOLERANCE_SECONDS`` of now (401); the key's site
+    (or, for an account-wide key, one of the account's sites) must have a WordPress integration
+    (409); the signature must be the HMAC-SHA256 of ``"{timestamp}." + body`` with the webhook
+    secret of one of those integrations (401); the body JSON (400); an account-wide key's
+    ``site_id`` must be the key's account's (400), a site-bound key's its own site (403), and the
+    site's integration the one whose secret signed (401).
     """
     timestamp = _webhook_timestamp(timestamp)
-    payload = _webhook_payload(raw_body)
-    site_id = _webhook_site_id(key, payload)
-    integration = _integrations(key.account_id).select_related("site").filter(site_id=site_id, platform=Platform.WORDPRESS).first()
-    if integration is None:
+    candidates = _integrations(key.account_id).select_related("site").filter(platform=Platform.WORDPRESS)
+    if key.site_id is not None:
+        candidates = candidates.filter(site_id=key.site_id)
+    candidates = list(candidates)
+    if not candidates:
         raise StateConflict({"site_id": [NO_INTEGRATION]})
     given = (signature or "").strip().lower()
-    if not given.startswith(WEBHOOK_SIGNATURE_PREFIX) or not integration.webhook_secret:
+    signed_by = None
+    if given.startswith(WEBHOOK_SIGNATURE_PREFIX):
+        given = given.removeprefix(WEBHOOK_SIGNATURE_PREFIX)
+        for candidate in candidates:
+            expected = signature_of(candidate.webhook_secret, timestamp, raw_body) if candidate.webhook_secret else ""
+            if expected and hmac.compare_digest(given.encode(), expected.encode()):
+                signed_by = candidate
+    if signed_by is None:
         raise WebhookRefused({SIGNATURE_HEADER: [INVALID_SIGNATURE]})
-    given = given.removeprefix(WEBHOOK_SIGNATURE_PREFIX)
-    if not hmac.compare_digest(given.encode(), signature_of(integration.webhook_secret, timestamp, raw_body).encode()):
+    payload = _webhook_payload(raw_body)
+    site_id = _webhook_site_id(key, payload)
+    if site_id != signed_by.site_id:
+        if not any(candidate.site_id == site_id for candidate in candidates):
+            raise StateConflict({"site_id": [NO_INTEGRATION]})
         raise WebhookRefused({SIGNATURE_HEADER: [INVALID_SIGNATURE]})
-    return WebhookDeliveryIn(integration=integration, signature=given, payload=payload)
+    return WebhookDeliveryIn(integration=signed_by, signature=given, payload=payload)
 
 
 def receive_webhook(*, integration: SiteIntegration, signature: str, event: str, post: dict, **_) -> dict:

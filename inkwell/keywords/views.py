@@ -5,7 +5,6 @@ from rest_framework.permissions import AllowAny
 
 from inkwell.api.envelope import ok
 from inkwell.api.exceptions import Gone
-from inkwell.api.schema import ErrorEnvelopeSerializer
 from inkwell.api.views import ApiGenericViewSet, ApiView, validated_query
 from inkwell.keywords import selectors
 from inkwell.keywords import serializers as s
@@ -40,14 +39,15 @@ class KeywordsLibraryViewSet(ApiGenericViewSet):
         return ok(selectors.sector_stats(account=request.account, site=site, sector_ids=query.get("sector_ids")))
 
 
+@extend_schema(exclude=True)
 class SeedKeywordsGoneView(ApiView):
-    """``/auth/seed-keywords/`` was replaced by ``/keywords-library/`` in release 1.8.2, without compatibility."""
+    """``/auth/seed-keywords/`` was replaced by ``/keywords-library/`` in release 1.8.2, without
+    compatibility. Retired: it answers 410 naming the new path, and is left out of the schema."""
 
     permission_classes = [AllowAny]
     authentication_classes: list = []
     tenant_scope = "public"
 
-    @extend_schema(tags=["keywords library"], deprecated=True, request=None, responses={410: ErrorEnvelopeSerializer})
     def get(self, request, *args, **kwargs):
         raise Gone(error=f"This endpoint was removed; use {LIBRARY_PATH}")
 
@@ -56,4 +56,4 @@ class SeedKeywordsGoneView(ApiView):
 
 @extend_schema(exclude=True)
 class SeedKeywordsItemGoneView(SeedKeywordsGoneView):
-    """Any path below the retired endpoint: the same 410, documented once, on the endpoint itself."""
+    """Any path below the retired endpoint: the same 410."""

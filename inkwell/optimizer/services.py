@@ -32,7 +32,7 @@ from inkwell.optimizer.selectors import Report, SiteContext, content_report, sit
 from inkwell.system.selectors import ai_client, content_settings
 from inkwell.tenancy.models import Account, User
 from inkwell.writer.models import Content
-from inkwell.writer.sanitize import clean_html
+from inkwell.writer.sanitize import clean_html, plain_text
 from inkwell.writer.services import content_update
 
 OPTIMIZE = "optimizer.optimize"
@@ -133,8 +133,8 @@ def apply_proposal(*, account: Account, proposal: Proposal, user: User | None) -
     improved = proposal.article
     fields = {
         "html": clean_html(improved.html),
-        "meta_title": improved.meta_title[:META_TITLE_MAX],
-        "meta_description": improved.meta_description[:META_DESCRIPTION_MAX],
+        "meta_title": plain_text(improved.meta_title)[:META_TITLE_MAX],
+        "meta_description": plain_text(improved.meta_description)[:META_DESCRIPTION_MAX],
     }
     if not current.focus_keyword.strip() and improved.focus_keyword.strip():
         fields["focus_keyword"] = improved.focus_keyword.strip()[:FOCUS_KEYWORD_MAX]

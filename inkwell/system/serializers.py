@@ -6,7 +6,6 @@ a 400 naming it, so a misspelt setting is never silently dropped.
 
 import re
 from collections.abc import Mapping
-from urllib.parse import urlsplit
 
 from django.conf import settings
 
@@ -38,7 +37,6 @@ INVALID_INTEGRATION_TYPE = "Invalid integration type"
 UNKNOWN_FIELD = "Unknown field"
 UNKNOWN_MODULE = "Unknown module"
 ENDPOINT_NOT_ALLOWED = "This address is not allowed for a provider endpoint"
-INVALID_URL = "Enter an http or https URL"
 INVALID_TIME = "Enter a time as HH:MM"
 DUPLICATE_TIME = "Each time may appear once"
 # API-CONTRACT section 10: 20 to 200 letters, digits, "-", "_" and ".".
@@ -102,9 +100,10 @@ class ApiKeyField(serializers.CharField):
 def http_url(value: str) -> None:
     if value == "":
         return
-    parts = urlsplit(value)
-    if parts.scheme not in ("http", "https") or not parts.hostname or any(char.isspace() for char in value):
-        raise serializers.ValidationError(INVALID_URL)
+    try:
+        netguard.check_url_shape(value)
+    except netguard.InvalidURL as error:
+        raise serializers.ValidationError(error.message) from None
 
 
 def provider_endpoint(value: str) -> None:

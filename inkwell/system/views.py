@@ -8,6 +8,7 @@ from rest_framework.permissions import IsAuthenticated
 
 from inkwell.ai.prompts import PROMPT_TYPE_NAMES, PROMPTS
 from inkwell.api.envelope import ok, success_body
+from inkwell.api.filters import BooleanFilter
 from inkwell.api.idempotency import idempotent
 from inkwell.api.views import ApiGenericViewSet, ApiView, validated
 from inkwell.system import selectors, services
@@ -237,7 +238,7 @@ class ModulesView(SystemSettingsView):
 
 class AIModelFilter(filters.FilterSet):
     kind = filters.ChoiceFilter(choices=AIModelKind.choices)
-    is_active = filters.BooleanFilter()
+    is_active = BooleanFilter()
 
     class Meta:
         model = AIModel

@@ -4,6 +4,7 @@ import logging
 from collections.abc import Callable
 
 from django.conf import settings
+from django.contrib.auth import authenticate
 from django.contrib.auth.tokens import default_token_generator
 from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
@@ -13,9 +14,9 @@ from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
 from django.utils.text import slugify
 from rest_framework.exceptions import PermissionDenied, ValidationError
 
-from inkwell.api.exceptions import Conflict, PlanLimitReached
+from inkwell.api.exceptions import Conflict, InvalidCredentials, PlanLimitReached
 from inkwell.billing.services import open_ledger
-from inkwell.tenancy import api_keys, tokens
+from inkwell.tenancy import api_keys, logins, tokens
 from inkwell.tenancy.models import (
     Account,
     ApiKey,
@@ -35,6 +36,20 @@ from inkwell.tenancy.models import (
 logger = logging.getLogger(__name__)
 
 EMAIL_TAKEN = "User with this email already exists"
+
+
+def user_login_authenticate(*, request, email: str, password: str) -> User:
+    """The active user with these credentials, or ``InvalidCredentials`` (401); while the address
+    is locked after repeated failures (``inkwell.tenancy.logins``), ``LoginLocked`` (429) with no
+    password checked. The answers are the same for an address no account has."""
+    logins.check_not_locked(email)
+    user = authenticate(request, email=email, password=password)
+    if user is None:
+        logins.record_failure(email)
+        logger.info("login failed")
+        raise InvalidCredentials()
+    logins.record_success(email)
+    return user
 
 
 def _email_taken(email: str) -> bool:

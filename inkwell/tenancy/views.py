@@ -1,4 +1,4 @@
-from django.contrib.auth import authenticate, login, logout
+from django.contrib.auth import login, logout
 from django.db.models import Prefetch
 from django_filters import rest_framework as filters
 from drf_spectacular.utils import extend_schema, inline_serializer
@@ -6,8 +6,7 @@ from rest_framework import mixins, serializers
 from rest_framework.permissions import AllowAny
 
 from inkwell.api.envelope import created, ok
-from inkwell.api.exceptions import InvalidCredentials
-from inkwell.api.filters import IdFilter
+from inkwell.api.filters import BooleanFilter, IdFilter
 from inkwell.api.views import ApiReadOnlyModelViewSet, ApiView, validated
 from inkwell.tenancy import selectors, services, tokens
 from inkwell.tenancy import serializers as s
@@ -42,9 +41,7 @@ class LoginView(PublicAuthView):
     @extend_schema(tags=["auth"], request=s.LoginInputSerializer, responses={200: s.LoginResultSerializer})
     def post(self, request):
         data = validated(s.LoginInputSerializer, request)
-        user = authenticate(request._request, email=data["email"], password=data["password"])
-        if user is None:
-            raise InvalidCredentials()
+        user = services.user_login_authenticate(request=request._request, email=data["email"], password=data["password"])
         login(request._request, user)
         user = selectors.user_with_account(user.pk)
         return ok({"user": s.UserSerializer(user).data, **tokens.token_pair(user)})
@@ -174,7 +171,7 @@ class SubscriptionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Acco
 
 class UserFilter(filters.FilterSet):
     role = filters.CharFilter(field_name="role__name")
-    is_active = filters.BooleanFilter()
+    is_active = BooleanFilter()
 
     class Meta:
         model = User
@@ -213,7 +210,7 @@ class UserViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destr
 
 
 class SiteFilter(filters.FilterSet):
-    is_active = filters.BooleanFilter()
+    is_active = BooleanFilter()
 
     class Meta:
         model = Site

@@ -49,6 +49,7 @@ from inkwell.notifications.services import notify
 from inkwell.system.selectors import ai_client, content_settings, integration_settings
 from inkwell.tenancy.models import Account, User
 from inkwell.writer.models import Content, Image, ImageStatus, ImageType, image_upload_to
+from inkwell.writer.sanitize import plain_text
 
 GENERATE_IMAGES = "writer.generate_images"
 REGENERATE_IMAGE = "writer.regenerate_image"
@@ -290,7 +291,7 @@ def _save_prompts(ctx: JobContext, images: list[Image], drafts: list, usage: Tok
     now = timezone.now()
     with transaction.atomic():
         for image, draft in zip(kept, drafts, strict=True):
-            image.prompt, image.alt_text = draft.prompt.strip(), draft.alt_text.strip()[:300]
+            image.prompt, image.alt_text = draft.prompt.strip(), plain_text(draft.alt_text)[:300]
             Image.objects.for_account(job.account_id).filter(pk=image.pk, status=ImageStatus.PENDING).update(
                 prompt=image.prompt, alt_text=image.alt_text, updated_at=now
             )

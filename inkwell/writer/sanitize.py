@@ -1,4 +1,5 @@
-"""Article HTML as the writer stores it: sanitised against script injection, and measured.
+"""Article HTML as the writer stores it: sanitised against script injection, and measured; and
+the short texts around it (titles, excerpts, meta fields, alt texts, taxonomy names) as plain text.
 
 Every body that enters ``Content.html`` (typed by a user or written by an AI provider) passes
 through ``clean_html``: the tags an article uses are kept, everything else is unwrapped to its
@@ -6,6 +7,9 @@ text; scripts, styles and embedded documents are dropped with their content; eve
 style attributes are dropped; links and images keep only http(s), mailto and tel URLs (or
 relative ones), so ``javascript:`` and ``data:`` URLs go.
 """
+
+import html
+import re
 
 import nh3
 
@@ -59,3 +63,21 @@ def clean_html(html: str) -> str:
 def visible_word_count(html: str) -> int:
     """Words a reader sees, counted as the content analysis counts them."""
     return sum(count_words(block.text) for block in blocks(html))
+
+
+PLAIN_TEXT_PASSES = 5  # entities escaped several times over are undone pass by pass
+_WHITESPACE = re.compile(r"\s+")
+
+
+def plain_text(value: str) -> str:
+    """``value`` as plain text: every tag removed (scripts, styles and the like with their
+    content), entities decoded, whitespace collapsed to single spaces. Markup hidden behind
+    entities (``&lt;script&gt;``) is decoded and removed in the next pass, so what is left holds
+    no markup; a lone ``<`` of the text ("5 < 10") stays. Senders escape it for HTML."""
+    text = value or ""
+    for _ in range(PLAIN_TEXT_PASSES):
+        stripped = html.unescape(nh3.clean(text, tags=set(), clean_content_tags=set(DROPPED_WITH_CONTENT), strip_comments=True))
+        if stripped == text:
+            break
+        text = stripped
+    return _WHITESPACE.sub(" ", text).strip()

@@ -6,6 +6,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from inkwell.ai.local.phrases import STRUCTURES, TONES
+from inkwell.api import fields
 from inkwell.planner.models import ContentIdea
 from inkwell.tenancy.serializers import AccountSectorField, AccountSiteField, SiteSectorPayloadMixin
 from inkwell.writer.models import Content, ContentRevision, ContentStatus, SiteStatus, Task, Taxonomy, TaxonomyType
@@ -327,7 +328,7 @@ class ContentRevisionSerializer(serializers.ModelSerializer):
 
 
 class ScheduleInputSerializer(serializers.Serializer):
-    scheduled_publish_at = serializers.DateTimeField(help_text="When to publish: a timestamp in the future.")
+    scheduled_publish_at = fields.DateTimeField(help_text="When to publish: a timestamp in the future.")
 
     def validate_scheduled_publish_at(self, value):
         if value <= timezone.now():

@@ -15,10 +15,10 @@ from inkwell.notifications.services import notify
 from inkwell.planner.models import ContentIdea, IdeaStatus
 from inkwell.system.selectors import content_settings
 from inkwell.tenancy.models import Account, Sector, Site, User
-from inkwell.tenancy.serializers import SECTOR_NOT_IN_SITE
+from inkwell.tenancy.serializers import REQUIRED, SECTOR_NOT_IN_SITE
 from inkwell.writer.models import Content, ContentRevision, ContentStatus, SiteStatus, Task, TaskStatus, Taxonomy, TaxonomyType
 from inkwell.writer.overlaps import flag_new_tasks
-from inkwell.writer.sanitize import clean_html, visible_word_count
+from inkwell.writer.sanitize import clean_html, plain_text, visible_word_count
 from inkwell.writer.signals import content_approved
 
 GENERATE_CONTENT = "writer.generate_content"
@@ -168,6 +168,18 @@ def start_content_generation(*, account: Account, task: Task, user: User | None,
 # Content
 
 
+# Stored as plain text (markup removed on write): publishing sends them escaped.
+PLAIN_TEXT_FIELDS = ("title", "excerpt", "meta_title", "meta_description")
+
+
+def _plain_text_fields(fields: dict) -> dict:
+    """``fields`` with the plain-text ones cleaned; a title left empty is a 400."""
+    cleaned = {name: plain_text(value) if name in PLAIN_TEXT_FIELDS else value for name, value in fields.items()}
+    if "title" in cleaned and not cleaned["title"]:
+        raise ValidationError({"title": [REQUIRED]})
+    return cleaned
+
+
 def content_create(
     *,
     account: Account,
@@ -184,9 +196,12 @@ def content_create(
     excerpt: str = "",
     taxonomies: list[Taxonomy] | None = None,
 ) -> Content:
-    """A new content in ``draft``, its body sanitised and its words counted."""
+    """A new content in ``draft``, its body sanitised, its title, excerpt and meta fields plain
+    text, and its words counted."""
     _check_taxonomies_of_site(taxonomies, site.pk)
     html = clean_html(html)
+    texts = _plain_text_fields({"title": title, "excerpt": excerpt, "meta_title": meta_title, "meta_description": meta_description})
+    title, excerpt, meta_title, meta_description = texts["title"], texts["excerpt"], texts["meta_title"], texts["meta_description"]
     content = Content.objects.create(
         account=account,
         site=site,
@@ -243,6 +258,7 @@ def content_update(*, account: Account, content: Content, user: User | None, **f
         raise StateConflict({"status": [f"Content cannot move from {current.status} to {status}"]})
     if "html" in fields:
         fields["html"] = clean_html(fields["html"])
+    fields = _plain_text_fields(fields)
     taxonomies = fields.pop("taxonomies", None)
     _check_taxonomies_of_site(taxonomies, current.site_id)
 
@@ -315,7 +331,11 @@ def content_unschedule(*, content: Content) -> dict:
 
 @transaction.atomic
 def taxonomy_create(*, account: Account, site: Site, taxonomy_type: str, name: str, slug: str = "", parent: Taxonomy | None = None) -> Taxonomy:
-    """A category or tag of the site; the slug is made from the name when not given, and is unique per site and type (409)."""
+    """A category or tag of the site, its name plain text; the slug is made from the name when
+    not given, and is unique per site and type (409)."""
+    name = plain_text(name)
+    if not name:
+        raise ValidationError({"name": [REQUIRED]})
     slug = slug or slugify(name) or slugify(name, allow_unicode=True)
     if not slug:
         raise ValidationError({"name": ["Enter a name with letters or digits"]})

@@ -49,6 +49,7 @@ def default_text_config(*, live: bool = True) -> ProviderConfig:
         timeout_seconds=float(ai.get("TIMEOUT_SECONDS") or 60),
         max_retries=int(ai.get("MAX_RETRIES") if ai.get("MAX_RETRIES") is not None else 3),
         embedding_model=ai.get("EMBEDDING_MODEL") or "",
+        allow_private=bool(ai.get("ALLOW_PRIVATE_ENDPOINTS")),
     )
 
 
@@ -62,4 +63,5 @@ def default_image_config() -> ProviderConfig:
         model=ai.get("IMAGE_MODEL") or "",
         timeout_seconds=float(ai.get("TIMEOUT_SECONDS") or 60),
         max_retries=int(ai.get("MAX_RETRIES") if ai.get("MAX_RETRIES") is not None else 3),
+        allow_private=bool(ai.get("ALLOW_PRIVATE_ENDPOINTS")),
     )

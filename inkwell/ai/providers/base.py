@@ -20,7 +20,11 @@ from inkwell.ai.types import (
 
 @dataclass(frozen=True)
 class ProviderConfig:
-    """Where and how to reach a provider. ``api_key`` is never logged or shown."""
+    """Where and how to reach a provider. ``api_key`` is never logged or shown.
+
+    ``allow_private``: whether calls may reach a loopback or private-network address (a local
+    Ollama); off, every connection to such an address is refused (``inkwell.netguard``).
+    """
 
     provider: str = "local"  # "local" | "openai"
     base_url: str = ""
@@ -28,6 +32,7 @@ class ProviderConfig:
     model: str = ""
     timeout_seconds: float = 60
     max_retries: int = 3
+    allow_private: bool = False
     # The endpoint's embeddings model; when set, the openai provider clusters keywords by its
     # vectors (inkwell.ai.local.clustering) instead of asking the chat model.
     embedding_model: str = ""

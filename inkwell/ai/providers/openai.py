@@ -32,6 +32,7 @@ from io import BytesIO
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
+import httpx2
 import numpy as np
 import openai
 from django.conf import settings
@@ -39,6 +40,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 from PIL import Image, UnidentifiedImageError
 
+from inkwell import netguard
 from inkwell.ai import schemas
 from inkwell.ai.analysis import analyze, blocks, count_words
 from inkwell.ai.errors import (
@@ -85,6 +87,7 @@ EMBEDDING_BATCH = 1000
 MAX_IMAGE_BYTES = 50 * 1024 * 1024
 IMAGE_MIME_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp"}
 UNREACHABLE = "The AI provider could not be reached"
+ADDRESS_NOT_ALLOWED = "The AI provider's address is not allowed (a private, loopback or link-local network address)"
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 _SIZE = re.compile(r"^([1-9][0-9]{1,4})x([1-9][0-9]{1,4})$")
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL | re.IGNORECASE)
@@ -348,13 +351,30 @@ class _OpenAIProvider:
                 if not is_local_endpoint(self.config.base_url):
                     raise ProviderNotConfigured("No API key is configured for the AI provider")
                 api_key = LOCAL_SERVER_PLACEHOLDER_KEY
+            base_url = self.config.base_url or DEFAULT_BASE_URL
+            self._check_address(base_url)
             self._sdk_client = openai.OpenAI(
                 api_key=api_key,
-                base_url=self.config.base_url or DEFAULT_BASE_URL,
+                base_url=base_url,
                 timeout=self.config.timeout_seconds,
                 max_retries=self.config.max_retries,
+                # The CMS's guard: every connection goes only to an address netguard allows (a DNS
+                # answer that changes after the check gets nowhere), and no redirect is followed.
+                http_client=httpx2.Client(
+                    transport=netguard.guarded_transport(allow_private=self.config.allow_private),
+                    timeout=httpx2.Timeout(self.config.timeout_seconds),
+                    follow_redirects=False,
+                    trust_env=False,
+                ),
             )
         return self._sdk_client
+
+    def _check_address(self, url: str) -> None:
+        try:
+            netguard.check_url(url, allow_private=self.config.allow_private)
+        except netguard.AddressNotAllowed as error:
+            logger.warning("AI provider call refused: provider=%s model=%s error=%s", PROVIDER_NAME, self.config.model, error)
+            raise ProviderUnavailable(ADDRESS_NOT_ALLOWED) from None
 
     def _call(self, operation: str, request: Callable[[openai.OpenAI], T]) -> T:
         client = self._client()
@@ -363,16 +383,24 @@ class _OpenAIProvider:
         except openai.OpenAIError as error:
             # `from None`: the SDK error's text and body can quote the request or a masked key.
             raise _map_error(error, operation=operation, model=self.config.model) from None
+        except netguard.AddressNotAllowed as error:
+            # The guarded transport refused the address a connection was about to reach.
+            logger.warning("AI provider call refused: provider=%s operation=%s model=%s error=%s", PROVIDER_NAME, operation, self.config.model, error)
+            raise ProviderUnavailable(ADDRESS_NOT_ALLOWED) from None
 
     def test_key(self) -> KeyCheck:
         """One ``GET /models`` without retries: an interactive check answers fast."""
         model = self.config.model
         try:
+            # A refused address is said before any connection is made: the answer never tells
+            # which private ports are open.
             client = self._client()
-        except ProviderNotConfigured as error:
+        except (ProviderNotConfigured, ProviderUnavailable) as error:
             return KeyCheck(valid=False, detail=error.message, provider=self.name, model=model)
         try:
             page = client.with_options(max_retries=0).models.list()
+        except netguard.AddressNotAllowed:
+            return KeyCheck(valid=False, detail=ADDRESS_NOT_ALLOWED, provider=self.name, model=model)
         except openai.OpenAIError as error:
             mapped = _map_error(error, operation="test_key", model=model)
             status = getattr(error, "status_code", None)

@@ -126,6 +126,11 @@ class Behaviour:
         return cls(kind="delay", seconds=seconds)
 
     @classmethod
+    def redirect(cls, location: str, *, code: int = 307) -> Behaviour:
+        """A redirect to ``location``, as a proxy or a moved endpoint answers."""
+        return cls(kind="redirect", status_code=code, url=location)
+
+    @classmethod
     def image_url(cls, url: str | None = None) -> Behaviour:
         """An images answer with a ``url`` instead of ``b64_json``: ``url``, or (None) a URL on this
         server that serves the generated image."""
@@ -233,6 +238,9 @@ class _Handler(BaseHTTPRequestHandler):
                 raise _Stop
             if behaviour.kind == "status":
                 raise _scripted_error(behaviour)
+            if behaviour.kind == "redirect":
+                self._send(behaviour.status_code, b"", "text/plain", {"Location": behaviour.url})
+                return
             self._authenticate()
             payload = getattr(self, f"_{endpoint}")(body, behaviour)
             self._send_json(200, payload)
@@ -565,7 +573,11 @@ _ANSWERS = {
 
 
 @pytest.fixture
-def openai_server() -> Iterator[OpenAICompatibleServer]:
-    """A running server; its base URL is ``openai_server.base_url`` and its key ``TEST_API_KEY``."""
+def openai_server(settings) -> Iterator[OpenAICompatibleServer]:
+    """A running server; its base URL is ``openai_server.base_url`` and its key ``TEST_API_KEY``.
+
+    It listens on loopback, which provider calls may reach only with private endpoints allowed
+    (``AI_ALLOW_PRIVATE_ENDPOINTS``, off by default): the fixture turns that on."""
+    settings.INKWELL_AI = {**settings.INKWELL_AI, "ALLOW_PRIVATE_ENDPOINTS": True}
     with OpenAICompatibleServer() as server:
         yield server

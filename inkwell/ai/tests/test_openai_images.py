@@ -12,7 +12,7 @@ from inkwell.ai.tests.openai_server import TEST_API_KEY, Behaviour, OpenAICompat
 
 
 def provider_for(server: OpenAICompatibleServer, **overrides) -> OpenAIImageProvider:
-    values = {"provider": "openai", "base_url": server.base_url, "api_key": TEST_API_KEY, "model": "gpt-image-1", "timeout_seconds": 5, "max_retries": 0}
+    values = {"provider": "openai", "base_url": server.base_url, "api_key": TEST_API_KEY, "model": "gpt-image-1", "timeout_seconds": 5, "max_retries": 0, "allow_private": True}
     return OpenAIImageProvider(ProviderConfig(**{**values, **overrides}))
 
 

@@ -39,7 +39,7 @@ ARTICLE = ArticleDraft(
 
 
 def provider_for(server: OpenAICompatibleServer, **overrides) -> OpenAITextProvider:
-    values = {"provider": "openai", "base_url": server.base_url, "api_key": TEST_API_KEY, "model": "gpt-4o-mini", "timeout_seconds": 5, "max_retries": 0}
+    values = {"provider": "openai", "base_url": server.base_url, "api_key": TEST_API_KEY, "model": "gpt-4o-mini", "timeout_seconds": 5, "max_retries": 0, "allow_private": True}
     return OpenAITextProvider(ProviderConfig(**{**values, **overrides}))
 
 

@@ -18,7 +18,7 @@ KEYWORDS = [KeywordInput(1, "tomato seeds"), KeywordInput(2, "rose pruning")]
 
 
 def provider_for(server: OpenAICompatibleServer, **overrides) -> OpenAITextProvider:
-    values = {"provider": "openai", "base_url": server.base_url, "api_key": TEST_API_KEY, "model": "gpt-4o-mini", "timeout_seconds": 5, "max_retries": 2}
+    values = {"provider": "openai", "base_url": server.base_url, "api_key": TEST_API_KEY, "model": "gpt-4o-mini", "timeout_seconds": 5, "max_retries": 2, "allow_private": True}
     return OpenAITextProvider(ProviderConfig(**{**values, **overrides}))
 
 
@@ -137,7 +137,7 @@ def test_a_bad_request_raises_provider_unavailable_with_a_safe_message(openai_se
 
 def test_an_unreachable_endpoint_raises_provider_unavailable():
     with pytest.raises(ProviderUnavailable) as raised:
-        cluster(OpenAITextProvider(ProviderConfig(provider="openai", base_url=closed_port_url(), api_key=TEST_API_KEY, model="gpt-4o-mini", max_retries=0)))
+        cluster(OpenAITextProvider(ProviderConfig(provider="openai", base_url=closed_port_url(), api_key=TEST_API_KEY, model="gpt-4o-mini", max_retries=0, allow_private=True)))
 
     assert raised.value.message == UNREACHABLE
 
@@ -208,7 +208,7 @@ def test_key_check_reports_an_unreachable_or_failing_provider_without_retrying(o
 
     failing = provider_for(openai_server, max_retries=3).test_key()
     slow = provider_for(openai_server, timeout_seconds=0.3).test_key()
-    closed = OpenAITextProvider(ProviderConfig(provider="openai", base_url=closed_port_url(), api_key=TEST_API_KEY, model="m")).test_key()
+    closed = OpenAITextProvider(ProviderConfig(provider="openai", base_url=closed_port_url(), api_key=TEST_API_KEY, model="m", allow_private=True)).test_key()
 
     assert [(c.valid, c.detail) for c in (failing, slow, closed)] == [(False, UNREACHABLE)] * 3
     assert len(openai_server.requests_to("models")) == 2

@@ -104,8 +104,9 @@ def sanitize_title(title: str) -> str:
 
 
 def sanitize_term_name(name: str) -> str:
-    """Term names as WordPress stores them: tags stripped, ``&`` escaped."""
-    return re.sub(r"<[^>]*>", "", name).strip().replace("&", "&amp;")
+    """Term names as WordPress stores them: tags stripped, ``&`` escaped unless it already starts
+    an entity (``_wp_specialchars`` without double encoding)."""
+    return re.sub(r"&(?!(?:[A-Za-z][A-Za-z0-9]*|#[0-9]+|#x[0-9A-Fa-f]+);)", "&amp;", re.sub(r"<[^>]*>", "", name).strip())
 
 
 def _now() -> str:

@@ -218,12 +218,28 @@ def test_create_post_publishes_everything_the_payload_says(cms, read):
     assert post.status == stored["status"] == "publish"
     assert post.url == stored["link"] and post.url.rstrip("/").endswith(slug)
     assert post.modified_at is not None and post.modified_at.utcoffset().total_seconds() == 0
-    assert stored["title"]["raw"] == "First & best"
+    # Plain text goes escaped: WordPress shows the title as HTML.
+    assert stored["title"]["raw"] == "First &amp; best"
     assert stored["content"]["raw"] == f"<h2>Intro</h2>\n<p>Hello <strong>world</strong>.</p>\n<!-- inkwell:ref:{reference} -->"
     assert stored["excerpt"]["raw"] == "A short summary."
     assert (stored["slug"], stored["categories"], stored["tags"], stored["featured_media"]) == (slug, [int(category.external_id)], [int(tag.external_id)], int(media.external_id))
     # Meta keys no SEO plugin registered are ignored, not refused.
     assert stored["meta"] == []
+
+
+def test_plain_text_goes_escaped_so_that_wordpress_shows_it_as_text(cms, read):
+    """Titles, excerpts, term names and alt texts are plain text; WordPress shows them as HTML,
+    so ``<``, ``>`` and ``&`` travel as entities and come back the same."""
+    suffix = uuid.uuid4().hex[:8]
+    term = cms.ensure_term("tag", name=f"a<b & c>d {suffix}", slug=unique("lt"))
+    media = cms.upload_media(filename="cover.png", content_type="image/png", data=png(), alt_text="x < y & z")
+    post = cms.create_post(payload(unique("ref"), title="5 < 10 & 3 > 2", excerpt="<b> is not bold here", status="draft"))
+
+    stored = read(f"/wp/v2/posts/{post.external_id}", context="edit")
+    assert stored["title"]["raw"] == "5 &lt; 10 &amp; 3 &gt; 2"
+    assert stored["excerpt"]["raw"] == "&lt;b&gt; is not bold here"
+    assert term.name == f"a<b & c>d {suffix}"
+    assert read(f"/wp/v2/media/{media.external_id}", context="edit")["alt_text"] == "x &lt; y &amp; z"
 
 
 def test_find_post_recognises_the_post_an_earlier_attempt_made(cms):

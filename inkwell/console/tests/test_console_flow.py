@@ -248,3 +248,14 @@ def test_the_site_menu_switches_to_an_own_site_and_refuses_another_accounts(cons
     assert client.session["console_site_id"] == second.pk
     assert client.get(f"/app/?site={other_tenant.site.pk}").status_code == 404
     assert client.session["console_site_id"] == second.pk
+
+
+def test_repeated_failed_console_sign_ins_lock_the_address_as_the_api_does(client, tenant, settings, api_client):
+    settings.INKWELL_LOGIN = {"LOCK_THRESHOLD": 3, "LOCK_SECONDS": 30, "LOCK_MAX_SECONDS": 900, "FAILURE_WINDOW_SECONDS": 3600}
+    for _ in range(3):
+        assert client.post("/app/signin/", {"email": tenant.owner.email, "password": "wrong password"}).status_code == 401
+    locked = client.post("/app/signin/", {"email": tenant.owner.email, "password": "correct-horse-1"})
+    assert locked.status_code == 429
+    assert "_auth_user_id" not in client.session
+    # One lock for both ways in: the API refuses the right password too.
+    assert api_client.post("/api/v1/auth/login/", {"email": tenant.owner.email, "password": "correct-horse-1"}, format="json").status_code == 429

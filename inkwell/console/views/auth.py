@@ -1,6 +1,6 @@
 """Sign up, sign in, sign out and password reset: the API's services behind session pages."""
 
-from django.contrib.auth import authenticate, login, logout
+from django.contrib.auth import login, logout
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -58,9 +58,8 @@ class SignInView(PublicPage):
 
     def submit(self, request, values):
         data = validated(s.LoginInputSerializer, request, values)
-        user = authenticate(request, email=data["email"], password=data["password"])
-        if user is None:
-            return self.form(request, {"email": values["email"]}, {"password": ["Invalid credentials"]}, status=401)
+        # The API's sign-in: the same credentials check, and the same lock after repeated failures.
+        user = services.user_login_authenticate(request=request, email=data["email"], password=data["password"])
         login(request, user)
         return redirect(_next_url(request))
 

@@ -170,7 +170,9 @@ def test_a_missing_signature_is_refused(api_client, site_key, integration, publi
     assert content_state(published)[0] == SiteStatus.PUBLISHED
 
 
-@pytest.mark.parametrize("offset", [-301, 301, -3600])
+# Two seconds past the 300 s window: the test's clock and the server's read whole seconds apart,
+# so one second past it could land on a second boundary and fall inside.
+@pytest.mark.parametrize("offset", [-302, 302, -3600])
 def test_a_timestamp_outside_the_window_is_refused_even_when_signed(api_client, site_key, integration, published, offset):
     response = deliver(api_client, site_key, integration.webhook_secret, payload(status="draft"), timestamp=int(time.time()) + offset)
 
@@ -216,14 +218,15 @@ def test_an_account_wide_key_names_the_site_in_the_payload(api_client, tenant, i
     assert response.json()["data"]["applied"] is True
 
 
-def test_a_webhook_for_another_accounts_site_is_refused(api_client, tenant, other_tenant, published):
+def test_a_webhook_for_another_accounts_site_is_refused(api_client, tenant, other_tenant, integration, published):
     theirs = make_integration(other_tenant)
     their_content = make_content(other_tenant, site_status=SiteStatus.PUBLISHED, external_id="42")
     key = tenancy.api_key_create(account=tenant.account, user=tenant.owner, name="All sites")[1]
 
     response = deliver(api_client, key, theirs.webhook_secret, payload(status="draft", site_id=other_tenant.site.pk))
 
-    assert_error(response, 400, "validation_error", errors={"site_id": ["Site must belong to your account"]})
+    # Their integration's secret signs nothing for this key's account.
+    assert_error(response, 401, "authentication_required", errors=INVALID_SIGNATURE)
     assert content_state(their_content)[0] == SiteStatus.PUBLISHED
     assert not WebhookDelivery.objects.for_account(other_tenant.account).exists()
 
@@ -232,9 +235,41 @@ def test_a_site_bound_key_serves_its_own_site_only(api_client, tenant, site_key,
     other_site = make_site(tenant)
     other = make_integration(tenant, site=other_site)
 
-    response = deliver(api_client, site_key, other.webhook_secret, payload(site_id=other_site.pk))
+    signed_by_its_own_site = deliver(api_client, site_key, integration.webhook_secret, payload(site_id=other_site.pk))
+    signed_by_the_other_site = deliver(api_client, site_key, other.webhook_secret, payload(site_id=other_site.pk))
 
-    assert_error(response, 403, "permission_denied")
+    assert_error(signed_by_its_own_site, 403, "permission_denied")
+    assert_error(signed_by_the_other_site, 401, "authentication_required", errors=INVALID_SIGNATURE)
+
+
+def test_an_account_wide_key_must_be_signed_by_the_named_sites_integration(api_client, tenant, integration, published):
+    other_site = make_site(tenant)
+    other = make_integration(tenant, site=other_site)
+    key = tenancy.api_key_create(account=tenant.account, user=tenant.owner, name="All sites")[1]
+
+    crossed = deliver(api_client, key, other.webhook_secret, payload(status="draft", site_id=tenant.site.pk))
+    assert_error(crossed, 401, "authentication_required", errors=INVALID_SIGNATURE)
+    assert content_state(published)[0] == SiteStatus.PUBLISHED
+
+    site_without_integration = make_site(tenant)
+    unintegrated = deliver(api_client, key, other.webhook_secret, payload(status="draft", site_id=site_without_integration.pk))
+    assert_error(unintegrated, 409, "state_conflict", errors={"site_id": ["This site has no CMS integration"]})
+
+
+def test_the_signature_is_verified_before_the_body_is_parsed(api_client, site_key, integration):
+    """An unsigned body is never read: garbage or a deeply nested body with a wrong signature
+    is refused for its signature, not parsed."""
+    for raw in (b"{not json", b"[" * 100_000 + b"]" * 100_000):
+        response = deliver(api_client, site_key, integration.webhook_secret, None, raw=raw, signature="sha256=" + "0" * 64)
+        assert_error(response, 401, "authentication_required", errors=INVALID_SIGNATURE)
+
+
+@pytest.mark.parametrize("depth", [1_000, 100_000])
+def test_a_signed_body_nested_too_deeply_is_a_parse_error(api_client, site_key, integration, depth):
+    raw = b'{"a":' * depth + b"1" + b"}" * depth
+    response = deliver(api_client, site_key, integration.webhook_secret, None, raw=raw)
+    assert_error(response, 400, "parse_error", errors={"body": ["The JSON is nested more than 32 levels deep"]})
+    assert not WebhookDelivery.objects.for_account(integration.account).exists()
 
 
 def test_a_site_without_an_integration_is_a_conflict(api_client, tenant, site_key):

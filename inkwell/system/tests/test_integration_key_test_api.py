@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from inkwell.ai.providers.openai import ADDRESS_NOT_ALLOWED
 from inkwell.ai.tests.openai_server import TEST_API_KEY, Behaviour, OpenAICompatibleServer
 from inkwell.api.tests import assert_error, freeze_throttle_clock
 from inkwell.system import services
@@ -22,6 +23,12 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def owner(tenant, as_user):
     return as_user(tenant.owner)
+
+
+@pytest.fixture
+def private_endpoints(global_defaults):
+    """The providers these tests reach listen on loopback: the operator allows private endpoints."""
+    global_defaults.INKWELL_AI = {**global_defaults.INKWELL_AI, "ALLOW_PRIVATE_ENDPOINTS": True}
 
 
 def _closed_port() -> int:
@@ -85,7 +92,21 @@ def test_the_local_provider_accepts_the_test(owner, integration_type):
     assert data["provider"] == "local"
 
 
-def test_an_unreachable_provider_is_a_quick_result_with_valid_false(owner):
+def test_a_private_endpoint_is_refused_before_any_connection_and_open_or_closed_ports_answer_alike(owner, global_defaults):
+    """The operator's own endpoint on loopback, private endpoints not allowed: the key test says
+    the address is refused, without connecting, so it cannot be used to scan ports."""
+    with OpenAICompatibleServer() as server:
+        answers = []
+        for base_url in (server.base_url, f"http://127.0.0.1:{_closed_port()}/v1"):
+            global_defaults.INKWELL_AI = {**global_defaults.INKWELL_AI, "PROVIDER": "openai", "BASE_URL": base_url}
+            answers.append(owner.post(URL, {"integration_type": "ai_provider", "api_key": TEST_API_KEY}, format="json").json()["data"])
+        requests = list(server.requests)
+    assert answers[0] == answers[1]
+    assert (answers[0]["valid"], answers[0]["detail"]) == (False, ADDRESS_NOT_ALLOWED)
+    assert requests == []
+
+
+def test_an_unreachable_provider_is_a_quick_result_with_valid_false(owner, private_endpoints):
     owner.put(AI_URL, {"provider": "openai", "base_url": f"http://127.0.0.1:{_closed_port()}/v1"}, format="json")
     started = time.monotonic()
     response = owner.post(URL, {"integration_type": "ai_provider", "api_key": TEST_API_KEY}, format="json")
@@ -98,7 +119,7 @@ def test_an_unreachable_provider_is_a_quick_result_with_valid_false(owner):
 
 
 @pytest.mark.parametrize(("url", "integration_type", "model"), [(AI_URL, "ai_provider", "gpt-4o"), (IMAGE_URL, "image_generation", "gpt-image-1")])
-def test_a_real_openai_compatible_server_accepts_the_right_key_and_rejects_a_wrong_one(owner, url, integration_type, model, caplog):
+def test_a_real_openai_compatible_server_accepts_the_right_key_and_rejects_a_wrong_one(owner, url, integration_type, model, caplog, private_endpoints):
     with OpenAICompatibleServer() as server:
         owner.put(url, {"provider": "openai", "base_url": server.base_url}, format="json")
         with caplog.at_level(logging.DEBUG):
@@ -118,7 +139,7 @@ def test_a_real_openai_compatible_server_accepts_the_right_key_and_rejects_a_wro
         assert key not in caplog.text
 
 
-def test_the_test_uses_the_accounts_testing_model_when_it_chose_one(owner):
+def test_the_test_uses_the_accounts_testing_model_when_it_chose_one(owner, private_endpoints):
     with OpenAICompatibleServer() as server:
         owner.put(AI_URL, {"provider": "openai", "base_url": server.base_url, "use_testing_model": True}, format="json")
         response = owner.post(URL, {"integration_type": "ai_provider", "api_key": TEST_API_KEY}, format="json")
@@ -148,7 +169,7 @@ def test_key_tests_count_against_the_ai_rate_limit(owner, settings, monkeypatch)
     assert statuses == [200, 200, 429]
 
 
-def test_a_key_test_waits_at_most_the_key_test_timeout_not_the_generation_timeout(owner, settings, monkeypatch):
+def test_a_key_test_waits_at_most_the_key_test_timeout_not_the_generation_timeout(owner, settings, monkeypatch, private_endpoints):
     settings.INKWELL_AI = {**settings.INKWELL_AI, "TIMEOUT_SECONDS": 60}
     monkeypatch.setattr(services, "KEY_TEST_TIMEOUT_SECONDS", 0.5)
     with OpenAICompatibleServer() as server:
@@ -162,7 +183,7 @@ def test_a_key_test_waits_at_most_the_key_test_timeout_not_the_generation_timeou
     assert response.json()["data"]["valid"] is False
 
 
-def test_a_retried_key_test_with_the_same_idempotency_key_does_not_call_the_provider_again(owner):
+def test_a_retried_key_test_with_the_same_idempotency_key_does_not_call_the_provider_again(owner, private_endpoints):
     with OpenAICompatibleServer() as server:
         owner.put(AI_URL, {"provider": "openai", "base_url": server.base_url}, format="json")
         body = {"integration_type": "ai_provider", "api_key": TEST_API_KEY}

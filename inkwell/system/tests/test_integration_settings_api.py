@@ -165,9 +165,33 @@ def test_an_endpoint_at_a_link_local_or_special_address_is_always_refused(owner,
 
 @pytest.mark.parametrize("base_url", ["http://127.0.0.1:11434/v1", "http://localhost:11434/v1", "http://10.0.0.5/v1", "http://192.168.1.20:1234/v1"])
 def test_private_network_endpoints_need_the_operators_consent(owner, global_defaults, base_url):
-    assert owner.put(AI_URL, {"base_url": base_url}, format="json").status_code == 200
-    global_defaults.INKWELL_AI = {**global_defaults.INKWELL_AI, "ALLOW_PRIVATE_ENDPOINTS": False}
     assert_error(owner.put(AI_URL, {"base_url": base_url}, format="json"), 400, "validation_error", errors=NOT_ALLOWED)
+    global_defaults.INKWELL_AI = {**global_defaults.INKWELL_AI, "ALLOW_PRIVATE_ENDPOINTS": True}
+    assert owner.put(AI_URL, {"base_url": base_url}, format="json").status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("base_url", "message"),
+    [
+        ("https://user:secret@llm.example.com/v1", "A URL may not carry a user name or password"),
+        ("https://user@llm.example.com/v1", "A URL may not carry a user name or password"),
+        ("https://llm.example.com:0/v1", "Enter a port between 1 and 65535"),
+        ("https://llm.example.com:65536/v1", "Enter a port between 1 and 65535"),
+        ("https://llm.example.com:99999999999999999999/v1", "Enter a port between 1 and 65535"),
+        ("https://llm.example.com:-1/v1", "Enter a port between 1 and 65535"),
+        ("https://llm.example.com:http/v1", "Enter a port between 1 and 65535"),
+        ("http://[::1/v1", "Enter an http or https URL"),
+    ],
+)
+def test_an_endpoint_with_user_information_or_a_port_outside_1_to_65535_is_a_field_error(owner, tenant, base_url, message):
+    assert_error(owner.put(AI_URL, {"base_url": base_url}, format="json"), 400, "validation_error", errors={"base_url": [message]})
+    assert_error(owner.put(IMAGE_URL, {"base_url": base_url}, format="json"), 400, "validation_error", errors={"base_url": [message]})
+    assert not IntegrationSettings.objects.for_account(tenant.account).exists()
+
+
+def test_ports_1_and_65535_are_accepted(owner):
+    assert owner.put(AI_URL, {"base_url": "https://8.8.8.8:1/v1"}, format="json").status_code == 200
+    assert owner.put(AI_URL, {"base_url": "https://8.8.8.8:65535/v1"}, format="json").status_code == 200
 
 
 def test_a_public_endpoint_is_accepted_when_private_ones_are_not(owner, global_defaults):

@@ -62,7 +62,9 @@ def test_an_override_of_a_prompt_type_the_engine_no_longer_has_is_ignored(tenant
     assert [entry["prompt_type"] for entry in selectors.prompt_list(tenant.account)] == list(PROMPTS)
 
 
-def test_the_client_works_end_to_end_against_an_openai_compatible_server(tenant):
+def test_the_client_works_end_to_end_against_an_openai_compatible_server(tenant, global_defaults):
+    # The server listens on loopback: the operator allows private endpoints.
+    global_defaults.INKWELL_AI = {**global_defaults.INKWELL_AI, "ALLOW_PRIVATE_ENDPOINTS": True}
     with OpenAICompatibleServer() as server:
         _save(tenant, "ai_provider", provider="openai", base_url=server.base_url, api_key=TEST_API_KEY)
         result = selectors.ai_client(tenant.account).cluster_keywords([KeywordInput(1, "garden tools"), KeywordInput(2, "garden hoses")])
