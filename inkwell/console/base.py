@@ -75,6 +75,8 @@ def shell_context(request) -> dict:
         "sites": sites,
         "current_site_id": current,
         "credits_available": billing.available_credits(request.account),
+        # Read by ModuleEnabled for the page's own module: buttons of switched-off modules are left out.
+        "disabled_modules": getattr(request, "disabled_modules", frozenset()),
         "unread_count": notifications.unread_count(request.account, user=request.user, site_ids=accessible_site_ids(request)),
     }
 

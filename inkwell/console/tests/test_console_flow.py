@@ -259,3 +259,15 @@ def test_repeated_failed_console_sign_ins_lock_the_address_as_the_api_does(clien
     assert "_auth_user_id" not in client.session
     # One lock for both ways in: the API refuses the right password too.
     assert api_client.post("/api/v1/auth/login/", {"email": tenant.owner.email, "password": "correct-horse-1"}, format="json").status_code == 429
+
+
+def test_a_switched_off_module_shows_no_button_and_refuses_a_post(console_client, big_tenant):
+    from inkwell.system.models import ModuleSetting
+
+    ModuleSetting.objects.create(account=big_tenant.account, module="optimizer", enabled=False)
+    content = Content.objects.create(account=big_tenant.account, site=big_tenant.site, title="T", html="<p>x</p>")
+    client = console_client(big_tenant.owner)
+    editor = client.get(f"/app/content/{content.pk}/").content.decode()
+    assert f"/app/content/{content.pk}/optimize/" not in editor and f"/app/content/{content.pk}/link/" in editor
+    assert client.post(f"/app/content/{content.pk}/optimize/").status_code == 403
+    assert not Job.objects.for_account(big_tenant.account).exists()
