@@ -32,9 +32,8 @@ migrate: $(VENV)/.installed
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py createcachetable
 
-run: migrate
-	$(PY) manage.py import_keywords --demo --if-empty --no-progress
-	$(PY) manage.py serve --host $(HOST) --port $(PORT)
+run: $(VENV)/.installed
+	$(PY) manage.py serve --setup --host $(HOST) --port $(PORT)
 
 test: venv
 	scripts/test

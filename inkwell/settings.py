@@ -98,6 +98,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "inkwell.api.middleware.RequestIdMiddleware",
+    "inkwell.observability.middleware.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -443,15 +444,22 @@ CELERY_BEAT_SCHEDULE |= {
 # all decrypt, so a key can be rotated. Empty: one derived from DJANGO_SECRET_KEY.
 INKWELL_ENCRYPTION_KEYS = env_list("INKWELL_ENCRYPTION_KEYS", "")
 
+# Metrics (README, "Metrics"): /metrics answers only with this bearer token; unset, it is a 404.
+METRICS_TOKEN = env_str("METRICS_TOKEN")
+# Logs: "plain" lines, or "json": one JSON object per line.
+LOG_FORMAT = env_str("LOG_FORMAT", "plain")
+# In JSON, Celery workers log through the configuration below too (not Celery's own format).
+CELERY_WORKER_HIJACK_ROOT_LOGGER = LOG_FORMAT != "json"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "filters": {"request_id": {"()": "inkwell.api.logging.RequestIdFilter"}},
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s request_id=%(request_id)s %(message)s"},
+        "json": {"()": "inkwell.api.logging.JsonFormatter"},
     },
     "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["request_id"]},
+        "console": {"class": "logging.StreamHandler", "formatter": "json" if LOG_FORMAT == "json" else "plain", "filters": ["request_id"]},
     },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {

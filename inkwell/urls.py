@@ -4,6 +4,7 @@ from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.negotiation import DefaultContentNegotiation
 
+from inkwell.observability.views import metrics
 from inkwell.system.views import healthz
 from inkwell.writer.image_views import media_urlpatterns
 
@@ -12,6 +13,7 @@ urlpatterns = [
     path("app/", include("inkwell.console.urls")),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
+    path("metrics", metrics, name="metrics"),
     # The schema's own negotiation: ?format=json (or Accept: application/json) answers JSON, else YAML.
     path("api/schema/", SpectacularAPIView.as_view(content_negotiation_class=DefaultContentNegotiation), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),

@@ -6,12 +6,13 @@ view formats an error by hand.
 """
 
 import logging
+import sys
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import IntegrityError
+from django.db import IntegrityError, InterfaceError, OperationalError
 from django.http import JsonResponse
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -36,6 +37,7 @@ GENERAL_MESSAGES = {
     429: "Rate limit exceeded",
     500: "Internal server error",
     502: "The CMS did not publish the content",
+    503: "Service temporarily unavailable",
 }
 
 DEFAULT_CODES = {
@@ -53,7 +55,12 @@ DEFAULT_CODES = {
     429: "rate_limited",
     500: "server_error",
     502: "cms_error",
+    503: "service_unavailable",
 }
+
+# The database cannot be reached (down, restarting, connection lost): the request may be retried.
+DATABASE_UNAVAILABLE = (OperationalError, InterfaceError)
+RETRY_AFTER_SECONDS = "5"
 
 
 class ApiError(exceptions.APIException):
@@ -208,6 +215,8 @@ def exception_handler(exc: Exception, context: dict) -> Response:
         # Django's limits on form fields, hit while a body is parsed: outside DRF Django answers them 400 too.
         exc = exceptions.ParseError(str(exc))
     response = drf_exception_handler(exc, context)
+    if response is None and isinstance(exc, DATABASE_UNAVAILABLE):
+        return _database_unavailable(Response, exc)
     if response is None:
         logger.exception("Unhandled error in %s", context["request"].path if context.get("request") else "?")
         return Response(error_body(500), status=500)
@@ -235,6 +244,14 @@ def _json_error(status_code: int, **kwargs) -> JsonResponse:
     return JsonResponse(error_body(status_code, **kwargs), status=status_code)
 
 
+def _database_unavailable(response_class, exc: Exception):
+    """503 with Retry-After: the database is down for a moment, which is no bug to trace."""
+    logger.warning("database unavailable, answered 503: %s", type(exc).__name__)
+    response = response_class(error_body(503), status=503)
+    response["Retry-After"] = RETRY_AFTER_SECONDS
+    return response
+
+
 def handler400(request, exception=None):
     return _json_error(400)
 
@@ -248,6 +265,10 @@ def handler404(request, exception=None):
 
 
 def handler500(request):
+    # Django calls this while it handles the exception, so the exception is still at hand.
+    exc = sys.exc_info()[1]
+    if isinstance(exc, DATABASE_UNAVAILABLE):
+        return _database_unavailable(JsonResponse, exc)
     return _json_error(500)
 
 

@@ -37,6 +37,7 @@ from rest_framework.exceptions import APIException
 
 from inkwell.api.exceptions import InsufficientCredits
 from inkwell.api.text import counted, was
+from inkwell.api.logging import bind
 from inkwell.automation import selectors
 from inkwell.automation.models import AutomationLog, AutomationRun, AutomationStageRun, LogLevel, RunStatus, StageStatus
 from inkwell.automation.signals import step_finished
@@ -46,6 +47,7 @@ from inkwell.jobs.models import ACTIVE_JOB_STATUSES, Job, JobStatus
 from inkwell.jobs.services import JobCancelled, JobContext, execute
 from inkwell.notifications.models import NotificationType, Severity
 from inkwell.notifications.services import notify
+from inkwell.observability.metrics import record_automation_run
 from inkwell.publishing.site_settings import effective_settings
 
 logger = logging.getLogger("inkwell.automation")
@@ -79,7 +81,22 @@ def _stage_row(run: AutomationRun, number: int) -> AutomationStageRun:
     return AutomationStageRun.objects.for_account(run.account_id).get(run=run, stage=number)
 
 
+# The log events that mark a run's change of status (the state machine of inkwell.automation.services);
+# the engine's own claim (queued → running) is counted in ``Engine.drive``.
+TRANSITIONS = {
+    "run_started": RunStatus.QUEUED,
+    "run_resumed": RunStatus.QUEUED,
+    "run_paused": RunStatus.PAUSED,
+    "run_completed": RunStatus.COMPLETED,
+    "run_failed": RunStatus.FAILED,
+    "run_cancelled": RunStatus.CANCELLED,
+}
+
+
 def log(run: AutomationRun, level: str, event: str, message: str, *, stage: int | None = None, **fields) -> AutomationLog:
+    """A line of the run's log; every change of the run's status is logged here, so it is counted here."""
+    if event in TRANSITIONS:
+        transaction.on_commit(lambda: record_automation_run(TRANSITIONS[event]))
     return AutomationLog.objects.create(
         account_id=run.account_id, run=run, site_id=run.site_id, stage=stage, level=level, event=event, message=message[:500], **fields
     )
@@ -137,8 +154,13 @@ class Engine:
     # Driving the run.
 
     def drive(self) -> dict:
+        with bind(run_id=self.run.pk):
+            return self._drive()
+
+    def _drive(self) -> dict:
         claimed = _runs(self.account).filter(pk=self.run.pk, job_id=self.job_id, status__in=(RunStatus.QUEUED, RunStatus.RUNNING))
         if claimed.update(status=RunStatus.RUNNING, updated_at=timezone.now()):
+            transaction.on_commit(lambda: record_automation_run(RunStatus.RUNNING))
             if self.ctx.job.attempts > 1:
                 log(self.run, LogLevel.WARNING, "run_recovered", "The worker driving this run stopped; another one continues where it left off")
             try:

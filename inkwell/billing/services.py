@@ -31,6 +31,7 @@ from inkwell.billing.models import (
 from inkwell.jobs.models import Job, JobStatus
 from inkwell.jobs.signals import job_finished
 from inkwell.notifications.services import notify
+from inkwell.observability.metrics import record_credits_spent
 from inkwell.tenancy.models import ACTIVE_SUBSCRIPTION_STATUSES, SUBSCRIPTION_PERIOD, Account, Plan, Subscription
 
 
@@ -166,6 +167,7 @@ def _charge(account_id: int, state: LedgerState, operation_type: str, amount: in
         description=description[:255],
     )
     _record(account_id, state, -amount, TransactionType.USAGE, usage=usage, description=description or usage.get_operation_type_display())
+    transaction.on_commit(lambda: record_credits_spent(operation_type, amount))
     return usage
 
 

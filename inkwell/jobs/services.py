@@ -18,12 +18,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from inkwell.api.logging import bind
 from inkwell.jobs.models import Job, JobStatus
 from inkwell.jobs.signals import job_finished
+from inkwell.observability import metrics
 
 logger = logging.getLogger("inkwell.jobs")
 
@@ -142,9 +144,13 @@ class _Heartbeat(threading.Thread):
     def run(self):
         try:
             while not self.stopped.wait(self.interval):
-                Job.dangerously_unscoped.filter(pk=self.job_id, status=JobStatus.RUNNING).update(heartbeat_at=timezone.now())
-        except Exception:
-            logger.warning("heartbeat of job %s failed", self.job_id, exc_info=True)
+                try:
+                    Job.dangerously_unscoped.filter(pk=self.job_id, status=JobStatus.RUNNING).update(heartbeat_at=timezone.now())
+                except DatabaseError:
+                    # The database restarting: beat again on a new connection, or the sweep
+                    # would take the job for lost while its handler is still at work.
+                    logger.warning("heartbeat of job %s failed; trying again", self.job_id)
+                    connection.close()
         finally:
             connection.close()
 
@@ -165,6 +171,13 @@ def execute(job_id: int, *, heartbeat: bool = True) -> None:
     if not claimed:
         return
     job = Job.dangerously_unscoped.select_related("account").get(pk=job_id)
+    metrics.record_job_started(job.kind)
+    with bind(account_id=job.account_id, job_id=job.pk):
+        _run(job, heartbeat=heartbeat)
+
+
+def _run(job: Job, *, heartbeat: bool) -> None:
+    """Runs the claimed job's handler and records its outcome."""
     kind = _KINDS.get(job.kind)
     if kind is None:
         logger.error("job %s has kind %r, which no handler is registered for", job.pk, job.kind)
@@ -196,6 +209,7 @@ def _handle_unexpected(job: Job, kind: JobKind, exc: Exception) -> None:
         delay = settings.INKWELL_JOBS["RETRY_BACKOFF_SECONDS"] * 2 ** (job.attempts - 1)
         logger.warning("job %s (%s) attempt %s failed with %s; retrying in %ss", job.pk, job.kind, job.attempts, code, delay)
         if Job.dangerously_unscoped.filter(pk=job.pk, status=JobStatus.RUNNING).update(status=JobStatus.QUEUED, queued_at=timezone.now()):
+            metrics.record_job_retried(job.kind, "transient_error")
             enqueue(job.pk, countdown=delay)
         return
     if isinstance(code, str) and isinstance(message, str):
@@ -224,6 +238,10 @@ def _finish(job: Job, status: str, *, result=None, error=None, from_statuses=(Jo
             return False
         job.refresh_from_db()
         job_finished.send(sender=Job, job=job)
+        ran = (job.finished_at - job.started_at).total_seconds() if job.started_at else None
+        transaction.on_commit(lambda: metrics.record_job_finished(job.kind, status, ran))
+    with bind(account_id=job.account_id, job_id=job.pk):
+        logger.info("job %s (%s) %s (attempt %s)", job.pk, job.kind, status, job.attempts)
     kind = _KINDS.get(job.kind)
     if status != JobStatus.SUCCEEDED and kind is not None and kind.on_failure is not None:
         try:
@@ -253,15 +271,17 @@ def sweep_stale_jobs(now: datetime | None = None) -> dict[str, int]:
             )
             if moved:
                 logger.warning("job %s (%s) lost its worker; queued again (attempt %s of %s)", job.pk, job.kind, job.attempts + 1, max_attempts)
+                metrics.record_job_retried(job.kind, "worker_lost")
                 enqueue(job.pk)
                 counts["requeued"] += 1
         elif _finish(job, JobStatus.FAILED, error=WORKER_LOST):
             logger.warning("job %s (%s) lost its worker and has no attempts left; failed", job.pk, job.kind)
             counts["failed"] += 1
     waiting_before = now - timedelta(seconds=config["REQUEUE_AFTER_SECONDS"])
-    for job_id in Job.dangerously_unscoped.filter(status=JobStatus.QUEUED, queued_at__lt=waiting_before).values_list("pk", flat=True):
+    for job_id, kind in Job.dangerously_unscoped.filter(status=JobStatus.QUEUED, queued_at__lt=waiting_before).values_list("pk", "kind"):
         if Job.dangerously_unscoped.filter(pk=job_id, status=JobStatus.QUEUED).update(queued_at=now):
             enqueue(job_id)
+            metrics.record_job_retried(kind, "message_lost")
             counts["reenqueued"] += 1
     return counts
 

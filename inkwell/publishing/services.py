@@ -36,6 +36,7 @@ from inkwell.integration.models import SiteIntegration
 from inkwell.integration.services import adapter_for
 from inkwell.notifications.models import NotificationType, Severity
 from inkwell.notifications.services import notify
+from inkwell.observability.metrics import record_publish_attempt
 from inkwell.publishing.models import PublishingRecord, PublishStatus, PublishTrigger
 from inkwell.system.selectors import content_settings
 from inkwell.tenancy.models import User
@@ -232,6 +233,7 @@ def _succeed(content: Content, record: PublishingRecord, remote: RemotePost, sta
             metadata={"content_id": content.pk, "external_id": remote.external_id, "url": remote.url, "record_id": record.pk},
             site=content.site,
         )
+        transaction.on_commit(lambda: record_publish_attempt("published" if live else "sent"))
     return PublishOutcome(record=record, published=live)
 
 
@@ -266,6 +268,7 @@ def _fail(content: Content, record: PublishingRecord, code: str, message: str, *
                 metadata={"content_id": content.pk, "error_code": code, "record_id": record.pk},
                 site=content.site,
             )
+        transaction.on_commit(lambda: record_publish_attempt("retrying" if retry_at else "failed"))
     logger.warning("publishing content %s failed (%s, attempt %s, retry at %s)", content.pk, code, record.attempt, retry_at)
     return PublishOutcome(record=record, published=False)
 

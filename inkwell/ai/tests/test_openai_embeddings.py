@@ -25,6 +25,8 @@ def provider_for(server: OpenAICompatibleServer, **overrides) -> OpenAITextProvi
     values = {
         "provider": "openai", "base_url": server.base_url, "api_key": TEST_API_KEY, "model": "gpt-4o-mini",
         "embedding_model": "text-embedding-3-small", "timeout_seconds": 5, "max_retries": 0,
+        # The test server listens on loopback, which only an operator's opt-in lets the provider reach.
+        "allow_private": True,
     }
     return OpenAITextProvider(ProviderConfig(**{**values, **overrides}))
 

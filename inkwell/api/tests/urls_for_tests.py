@@ -4,14 +4,14 @@ Use with ``@pytest.mark.urls("inkwell.api.tests.urls_for_tests")``. The error ha
 project's own, so unknown routes and crashes answer exactly as in production.
 """
 
+from django.db import OperationalError
 from django.urls import path
 from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import AllowAny
 
 from inkwell.api.envelope import ok
 from inkwell.api.views import ApiView, CountRefusedRequestsMixin
-from inkwell.urls import handler400, handler403, handler404, handler500  # noqa: F401 (Django reads them here)
-from inkwell.urls import urlpatterns as project_urlpatterns
+from inkwell import urls as project_urls
 
 PREFIX = "/api/v1/_test/"
 SECRET_CRASH_TEXT = "secret-internal-detail-7f3a"
@@ -31,6 +31,21 @@ class CrashView(ApiView):
 def plain_crash_view(request):
     """A plain Django view failing unexpectedly (handled by ``handler500``, not DRF)."""
     raise RuntimeError(SECRET_CRASH_TEXT)
+
+
+class DatabaseDownView(ApiView):
+    """A DRF view meeting a database that is down (restarting)."""
+
+    permission_classes = [AllowAny]
+    authentication_classes: list = []
+
+    def get(self, request):
+        raise OperationalError(f"connection to server failed: {SECRET_CRASH_TEXT}")
+
+
+def plain_database_down_view(request):
+    """A plain Django view meeting a database that is down."""
+    raise OperationalError(f"connection to server failed: {SECRET_CRASH_TEXT}")
 
 
 class NumbersView(CountRefusedRequestsMixin, GenericAPIView):
@@ -53,10 +68,15 @@ class ScopedPingView(ApiView):
         return ok({"scope": self.throttle_scope})
 
 
+# Django reads the error handlers from the URL conf in use: the project's own.
+handler400, handler403, handler404, handler500 = project_urls.handler400, project_urls.handler403, project_urls.handler404, project_urls.handler500
+
 urlpatterns = [
     path("api/v1/_test/crash/", CrashView.as_view()),
     path("api/v1/_test/plain-crash/", plain_crash_view),
+    path("api/v1/_test/database-down/", DatabaseDownView.as_view()),
+    path("api/v1/_test/plain-database-down/", plain_database_down_view),
     path("api/v1/_test/numbers/", NumbersView.as_view()),
     *(path(f"api/v1/_test/ping/{scope}/", ScopedPingView.as_view(throttle_scope=scope)) for scope in ("ai", "content", "auth", "general")),
-    *project_urlpatterns,
+    *project_urls.urlpatterns,
 ]

@@ -165,6 +165,7 @@ class WordPressTestServer(LoopbackServer):
         self.requests: list[RecordedRequest] = []
         self._counts: Counter[tuple[str, str]] = Counter()
         self._failures: list[_Failure] = []
+        self._outage: tuple[float, _Failure] | None = None
         self._lock = threading.RLock()
         # WordPress numbers posts and attachments in one sequence (wp_posts) and every taxonomy's
         # terms in another (wp_terms).
@@ -216,8 +217,15 @@ class WordPressTestServer(LoopbackServer):
         with self._lock:
             return [self._media_json(item, "edit") for item in self._media.values()]
 
+    def fail_for(self, seconds: float, *, status: int | None = 503, delay: float = 0.0) -> None:
+        """An outage: every request of the next ``seconds`` fails as ``fail_next`` describes."""
+        with self._lock:
+            self._outage = (time.monotonic() + seconds, _Failure(status, delay, None, None, "https://example.com/", ""))
+
     def _take_failure(self, method: str, route: str) -> _Failure | None:
         with self._lock:
+            if self._outage is not None and time.monotonic() < self._outage[0]:
+                return self._outage[1]
             for index, failure in enumerate(self._failures):
                 if failure.method in (None, method) and failure.route in (None, route):
                     return self._failures.pop(index)

@@ -10,8 +10,7 @@ from inkwell.api.views import ApiView, validated
 from inkwell.billing.services import cost_of, reserve_for_job
 from inkwell.jobs.services import start_job
 from inkwell.jobs.views import job_accepted
-from inkwell.urls import handler400, handler403, handler404, handler500  # noqa: F401 (Django reads them here)
-from inkwell.urls import urlpatterns as project_urlpatterns
+from inkwell import urls as project_urls
 from tests.job_handlers import ECHO_KIND
 
 START_PATH = "/api/v1/_test/start-paid-work/"
@@ -38,7 +37,10 @@ class StartPaidWorkView(ApiView):
         return job_accepted(job)
 
 
+# Django reads the error handlers from the URL conf in use: the project's own.
+handler400, handler403, handler404, handler500 = project_urls.handler400, project_urls.handler403, project_urls.handler404, project_urls.handler500
+
 urlpatterns = [
     path(START_PATH.lstrip("/"), StartPaidWorkView.as_view()),
-    *project_urlpatterns,
+    *project_urls.urlpatterns,
 ]

@@ -11,6 +11,7 @@ import sys
 import time
 
 from django.conf import settings
+from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 STOP_GRACE_SECONDS = 10
@@ -26,8 +27,17 @@ class Command(BaseCommand):
         parser.add_argument("--web-threads", type=int, default=int(os.environ.get("WEB_THREADS", "4")))
         parser.add_argument("--worker-concurrency", type=int, default=int(os.environ.get("WORKER_CONCURRENCY", "2")))
         parser.add_argument("--no-worker", action="store_true", help="serve the API only (workers run elsewhere)")
+        parser.add_argument(
+            "--setup", action="store_true", help="first migrate, create the cache table and load the demo library if it is empty (`make run`)"
+        )
 
-    def handle(self, *args, host, port, web_workers, web_threads, worker_concurrency, no_worker, **options):
+    def handle(self, *args, host, port, web_workers, web_threads, worker_concurrency, no_worker, setup, **options):
+        if setup:
+            # In this process rather than as three more commands: each would start Python and
+            # import the whole project again, which is most of a first start's wait.
+            call_command("migrate", interactive=False, verbosity=0)
+            call_command("createcachetable")
+            call_command("import_keywords", demo=True, if_empty=True, no_progress=True)
         commands = {
             # Threaded workers (gthread): measured against sync workers and uvicorn with
             # bench/light_endpoints.py, they served the most requests (README, "Benchmarks").
