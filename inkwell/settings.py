@@ -77,6 +77,8 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "django_htmx",
+    "django_prose_editor",
     "inkwell.api",
     "inkwell.tenancy",
     "inkwell.keywords",
@@ -91,6 +93,7 @@ INSTALLED_APPS = [
     "inkwell.linker",
     "inkwell.optimizer",
     "inkwell.automation",
+    "inkwell.console",
 ]
 
 MIDDLEWARE = [
@@ -104,6 +107,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "inkwell.api.middleware.RateLimitHeadersMiddleware",
 ]
@@ -204,6 +208,9 @@ STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 WHITENOISE_USE_FINDERS = True
 
 SESSION_COOKIE_HTTPONLY = True
+# The console (/app/) signs in with the session; the API keeps its bearer tokens.
+LOGIN_URL = "console:signin"
+LOGIN_REDIRECT_URL = "console:home"
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", False)
 SECURE_CONTENT_TYPE_NOSNIFF = True

@@ -9,8 +9,8 @@ from inkwell.system.views import healthz
 from inkwell.writer.image_views import media_urlpatterns
 
 urlpatterns = [
-    # The API docs for now; the web console will take this over.
-    path("", RedirectView.as_view(url="/api/docs/", permanent=False), name="home"),
+    path("", RedirectView.as_view(pattern_name="console:home", permanent=False), name="root"),
+    path("app/", include("inkwell.console.urls")),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("metrics", metrics, name="metrics"),

@@ -54,3 +54,34 @@ def discover_api_routes() -> list[Route]:
     return routes
 
 
+
+
+CONSOLE_PREFIX = "app/"
+
+
+@dataclass(frozen=True)
+class ConsoleRoute:
+    name: str
+    pattern: str
+    view_class: type
+    methods: tuple[str, ...]
+    kwargs: tuple[str, ...]
+
+    @property
+    def tenant_scope(self) -> str | None:
+        return getattr(self.view_class, "tenant_scope", None)
+
+    def __str__(self):
+        return f"{self.pattern} ({self.view_class.__name__})"
+
+
+def discover_console_routes() -> list[ConsoleRoute]:
+    """Every route of the console (/app/), with the HTTP methods its view answers."""
+    routes = []
+    for pattern, entry in _walk(get_resolver().url_patterns):
+        if not pattern.lstrip("^").startswith(CONSOLE_PREFIX):
+            continue
+        view_class = entry.callback.view_class
+        methods = tuple(m for m in ("get", "post") if hasattr(view_class, m))
+        routes.append(ConsoleRoute(f"console:{entry.name}", pattern, view_class, methods, tuple(entry.pattern.regex.groupindex)))
+    return routes

@@ -27,6 +27,11 @@ def _ledger(account: Account) -> CreditLedger:
     return CreditLedger.objects.for_account(account).first() or CreditLedger(account=account)
 
 
+def available_credits(account: Account) -> int:
+    """What the account can spend now (balance less what running jobs hold), in one query."""
+    return _ledger(account).available
+
+
 def _charged(account: Account):
     """Charges that still count: a refunded charge cost nothing."""
     return CreditUsage.objects.for_account(account).filter(refunded_at__isnull=True)

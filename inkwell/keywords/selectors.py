@@ -16,9 +16,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.db.models import F, Q, QuerySet, Sum
+from rest_framework.exceptions import NotFound
 
 from inkwell.keywords.models import BAND_RANGES, DIFFICULTY_LABELS, SeedKeyword, SeedKeywordStats
-from inkwell.tenancy.models import Account, Site
+from inkwell.tenancy.access import can_access_site
+from inkwell.tenancy.models import Account, Sector, Site
 
 ORDERING_FIELDS = ("keyword", "volume", "difficulty", "country")
 DEFAULT_ORDERING = "-volume"
@@ -177,3 +179,15 @@ def sector_stats(*, account: Account, site: Site | None = None, sector_ids: tupl
         }
         for row in rows
     ]
+
+
+def with_site_sector(request, query: dict) -> dict:
+    """The query with ``site_sector_id`` (a sector of one of the caller's sites) resolved to its
+    industry sector, added to ``sector_ids``; another account's sector, or one of a site the
+    caller may not see, is a 404."""
+    if "site_sector_id" not in query:
+        return query
+    sector = Sector.objects.for_account(request.account).filter(pk=query["site_sector_id"]).values("site_id", "industry_sector_id").first()
+    if sector is None or not can_access_site(request, sector["site_id"]):
+        raise NotFound()
+    return {**query, "sector_ids": tuple(sorted({*(query.get("sector_ids") or ()), sector["industry_sector_id"]}))}

@@ -9,7 +9,7 @@ from inkwell.api.views import ApiGenericViewSet, ApiView, validated_query
 from inkwell.keywords import selectors
 from inkwell.keywords import serializers as s
 from inkwell.tenancy.access import can_access_site
-from inkwell.tenancy.models import Sector, Site
+from inkwell.tenancy.models import Site
 
 LIBRARY_PATH = "/api/v1/keywords-library/"
 
@@ -24,31 +24,19 @@ class KeywordsLibraryViewSet(ApiGenericViewSet):
 
     @extend_schema(parameters=[s.LibraryQuerySerializer], responses={200: s.LibraryItemSerializer(many=True)})
     def list(self, request):
-        query = with_site_sector(request, validated_query(s.LibraryQuerySerializer, request))
+        query = selectors.with_site_sector(request, validated_query(s.LibraryQuerySerializer, request))
         return self.get_paginated_response(self.paginate_queryset(selectors.LibraryPage(s.LibraryQuerySerializer.to_filters(query))))
 
     @extend_schema(parameters=[s.SectorStatsQuerySerializer], responses={200: s.SectorStatsSerializer(many=True)})
     @action(detail=False, methods=["get"], pagination_class=None)
     def sector_stats(self, request):
-        query = with_site_sector(request, validated_query(s.SectorStatsQuerySerializer, request))
+        query = selectors.with_site_sector(request, validated_query(s.SectorStatsQuerySerializer, request))
         site = None
         if "site_id" in query:
             site = Site.objects.for_account(request.account).filter(pk=query["site_id"]).first()
             if site is None or not can_access_site(request, site.pk):
                 raise NotFound()
         return ok(selectors.sector_stats(account=request.account, site=site, sector_ids=query.get("sector_ids")))
-
-
-def with_site_sector(request, query: dict) -> dict:
-    """The query with ``site_sector_id`` (a sector of one of the caller's sites) resolved to its
-    industry sector, added to ``sector_ids``; another account's sector, or one of a site the
-    caller may not see, is a 404."""
-    if "site_sector_id" not in query:
-        return query
-    sector = Sector.objects.for_account(request.account).filter(pk=query["site_sector_id"]).values("site_id", "industry_sector_id").first()
-    if sector is None or not can_access_site(request, sector["site_id"]):
-        raise NotFound()
-    return {**query, "sector_ids": tuple(sorted({*(query.get("sector_ids") or ()), sector["industry_sector_id"]}))}
 
 
 @extend_schema(exclude=True)

@@ -1,13 +1,58 @@
 """Reads of the planner: the lists' querysets, and the counts other apps ask for (plan usage,
 the keywords library's ``sector_stats.added``)."""
 
+from dataclasses import dataclass
+
+from django.db import models
 from django.db.models import Count, F, Q, QuerySet, Sum
 from django.db.models.functions import Coalesce
 
-from inkwell.keywords.models import DIFFICULTY_LABELS
+from inkwell.keywords.models import DIFFICULTY_LABELS, SeedKeyword
 from inkwell.planner.models import Cluster, ContentIdea, Keyword
-from inkwell.tenancy.models import Account, Site
+from inkwell.tenancy.models import Account, Sector, Site
 from inkwell.writer.models import Task
+
+# What a planner keyword copies from its library keyword (and what add_to_workflow checks).
+SEED_FIELDS = ("id", "keyword", "volume", "difficulty", "country", "industry_sector_id", "credit_cost")
+
+
+class SkipReason(models.TextChoices):
+    """Why ``add_to_workflow`` left a library keyword out."""
+
+    ALREADY_ADDED = "already_added", "The site has this keyword already"
+    NOT_IN_SECTOR = "not_in_sector", "The keyword belongs to another industry sector's library"
+    NOT_FOUND = "not_found", "No library keyword has this id"
+
+
+@dataclass(frozen=True)
+class WorkflowSelection:
+    adding: list[dict]
+    skipped: list[dict]
+    credits: int
+
+    @property
+    def paid(self) -> int:
+        return sum(1 for seed in self.adding if seed["credit_cost"])
+
+
+def workflow_additions(*, account: Account, site: Site, sector: Sector, seed_keyword_ids: list[int]) -> WorkflowSelection:
+    """What ``add_to_workflow`` would add of these library keywords, what it would skip and why, and
+    what the paid ones cost: the service acts on it (under the account lock), the console shows it first."""
+    wanted = list(dict.fromkeys(seed_keyword_ids))
+    seeds = {seed["id"]: seed for seed in SeedKeyword.objects.filter(pk__in=wanted).values(*SEED_FIELDS)}
+    present = set(Keyword.objects.for_account(account).filter(site=site, seed_keyword_id__in=list(seeds)).values_list("seed_keyword_id", flat=True))
+    skipped, adding = [], []
+    for seed_id in wanted:
+        seed = seeds.get(seed_id)
+        if seed is None:
+            skipped.append({"seed_keyword_id": seed_id, "reason": SkipReason.NOT_FOUND})
+        elif seed["industry_sector_id"] != sector.industry_sector_id:
+            skipped.append({"seed_keyword_id": seed_id, "reason": SkipReason.NOT_IN_SECTOR})
+        elif seed_id in present:
+            skipped.append({"seed_keyword_id": seed_id, "reason": SkipReason.ALREADY_ADDED})
+        else:
+            adding.append(seed)
+    return WorkflowSelection(adding=adding, skipped=skipped, credits=sum(seed["credit_cost"] for seed in adding))
 
 
 def keyword_count(account: Account) -> int:

@@ -8,7 +8,8 @@ from inkwell.ai.local.phrases import STRUCTURES
 from inkwell.api.filters import MAX_ID
 from inkwell.keywords.models import DIFFICULTY_LABELS, SeedKeyword
 from inkwell.planner.models import Cluster, ClusterStatus, ContentIdea, IdeaStatus, Keyword, KeywordStatus
-from inkwell.planner.services import CONTENT_TYPES, MAX_BULK_IDS, MAX_CLUSTER_KEYWORDS, MAX_IDEA_CLUSTERS, SkipReason, TaskSkipReason
+from inkwell.planner.selectors import SkipReason
+from inkwell.planner.services import CONTENT_TYPES, MAX_BULK_IDS, MAX_CLUSTER_KEYWORDS, MAX_IDEA_CLUSTERS, TaskSkipReason
 from inkwell.tenancy.serializers import AccountSectorField, AccountSiteField, SiteSectorPayloadMixin
 from inkwell.writer.serializers import OVERLAP_FLAGGED_HELP, OVERLAPS_HELP, OverlapSerializer
 

@@ -20,6 +20,7 @@ from inkwell.keywords.models import SeedKeyword
 from inkwell.notifications.models import Severity
 from inkwell.notifications.services import notify
 from inkwell.planner import selectors
+from inkwell.planner.selectors import SEED_FIELDS
 from inkwell.planner.models import Cluster, ClusterStatus, ContentIdea, IdeaStatus, Keyword, KeywordStatus
 from inkwell.system.selectors import content_settings
 from inkwell.tenancy.models import Account, Sector, Site, User
@@ -47,14 +48,6 @@ SECTOR_NOT_IN_SITE = "Sector must belong to the selected site"
 CLUSTERS_OF_ONE_SITE = "All clusters must belong to the same site"
 
 
-class SkipReason(models.TextChoices):
-    """Why ``add_to_workflow`` left a library keyword out."""
-
-    ALREADY_ADDED = "already_added", "The site has this keyword already"
-    NOT_IN_SECTOR = "not_in_sector", "The keyword belongs to another industry sector's library"
-    NOT_FOUND = "not_found", "No library keyword has this id"
-
-
 class TaskSkipReason(models.TextChoices):
     """Why ``create_tasks`` made no task of an idea."""
 
@@ -71,10 +64,6 @@ def _check_keyword_limit(account: Account, adding: int) -> None:
         raise PlanLimitReached(
             {"max_keywords": [f"Your plan allows at most {counted(maximum, 'keyword')}; {max(0, maximum - current)} more can be added"]}
         )
-
-
-# What a planner keyword copies from its library keyword (and what add_to_workflow checks).
-SEED_FIELDS = ("id", "keyword", "volume", "difficulty", "country", "industry_sector_id", "credit_cost")
 
 
 def _keyword_from(seed: dict, *, account: Account, site: Site, sector: Sector, status: str = KeywordStatus.ACTIVE) -> Keyword:
@@ -162,25 +151,10 @@ def add_to_workflow(*, account: Account, site: Site, sector: Sector, seed_keywor
     is added. Past the plan's ``max_keywords`` the answer is 403 and nothing is added. A fixed
     number of queries plus one INSERT per ``INSERT_BATCH_SIZE`` rows, whatever the count.
     """
-    wanted = list(dict.fromkeys(seed_keyword_ids))
-    seeds = {seed["id"]: seed for seed in SeedKeyword.objects.filter(pk__in=wanted).values(*SEED_FIELDS)}
     with transaction.atomic():
         lock_account(account)  # concurrent additions cannot both pass the limit or add the same keyword
-        present = set(
-            Keyword.objects.for_account(account).filter(site=site, seed_keyword_id__in=list(seeds)).values_list("seed_keyword_id", flat=True)
-        )
-        skipped, adding = [], []
-        for seed_id in wanted:
-            seed = seeds.get(seed_id)
-            if seed is None:
-                skipped.append({"seed_keyword_id": seed_id, "reason": SkipReason.NOT_FOUND})
-            elif seed["industry_sector_id"] != sector.industry_sector_id:
-                skipped.append({"seed_keyword_id": seed_id, "reason": SkipReason.NOT_IN_SECTOR})
-            elif seed_id in present:
-                skipped.append({"seed_keyword_id": seed_id, "reason": SkipReason.ALREADY_ADDED})
-            else:
-                adding.append(seed)
-        credits = sum(seed["credit_cost"] for seed in adding)
+        selection = selectors.workflow_additions(account=account, site=site, sector=sector, seed_keyword_ids=seed_keyword_ids)
+        adding, skipped, credits = selection.adding, selection.skipped, selection.credits
         if adding:
             _check_keyword_limit(account, len(adding))
             if credits:

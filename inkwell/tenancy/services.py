@@ -1,6 +1,7 @@
 """Writes of the tenancy domain: accounts, users, sites, sectors, access grants and API keys."""
 
 import logging
+from collections.abc import Callable
 
 from django.conf import settings
 from django.contrib.auth import authenticate
@@ -197,28 +198,34 @@ def password_change(*, user: User, old_password: str, new_password: str) -> dict
         return tokens.token_pair(user)
 
 
-def password_reset_request(*, email: str) -> None:
-    """Mails a reset link when the address belongs to an active user; says nothing either way."""
+def password_reset_request(*, email: str, reset_link: Callable[[str, str], str] | None = None) -> None:
+    """Mails a reset link when the address belongs to an active user; says nothing either way.
+
+    ``reset_link(uid, token)`` is the page where a person sets the new password (the console's);
+    without it the mail says how to confirm through the API."""
     user = User.dangerously_unscoped.filter(email__iexact=email.strip(), is_active=True).first()
     if user is None:
         return
     uid = urlsafe_base64_encode(force_bytes(user.pk))
     token = default_token_generator.make_token(user)
     try:
-        _send_password_reset_mail(user, uid, token)
+        _send_password_reset_mail(user, uid, token, reset_link)
     except Exception:  # the answer must not differ from an unknown address; the operator sees the log
         logger.exception("password reset mail for user %s could not be sent", user.pk)
 
 
-def _send_password_reset_mail(user: User, uid: str, token: str) -> None:
-    send_mail(
-        subject="Reset your Inkwell password",
-        message=(
-            "Someone asked to reset the password of your Inkwell account. If it was you, confirm with\n"
+def _send_password_reset_mail(user: User, uid: str, token: str, reset_link: Callable[[str, str], str] | None) -> None:
+    if reset_link is not None:
+        how = f"If it was you, choose a new password at\n{reset_link(uid, token)}\n"
+    else:
+        how = (
+            "If it was you, confirm with\n"
             f"POST /api/v1/auth/password/reset/confirm/ and the body\n"
             f'{{"uid": "{uid}", "token": "{token}", "new_password": "<your new password>"}}\n'
-            "If it was not you, ignore this message."
-        ),
+        )
+    send_mail(
+        subject="Reset your Inkwell password",
+        message=f"Someone asked to reset the password of your Inkwell account. {how}If it was not you, ignore this message.",
         from_email=None,
         recipient_list=[user.email],
     )

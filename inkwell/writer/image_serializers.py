@@ -86,6 +86,10 @@ class GenerateForContentInputSerializer(GenerateImagesInputSerializer):
     content_id = AccountContentField(source="content")
 
 
+class ImageAltTextInputSerializer(serializers.Serializer):
+    alt_text = serializers.CharField(max_length=300, allow_blank=True, help_text="What the image shows, for screen readers.")
+
+
 class RegenerateImageInputSerializer(serializers.Serializer):
     image_id = AccountImageField(source="image")
     prompt = serializers.CharField(

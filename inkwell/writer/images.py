@@ -87,6 +87,20 @@ def image_count(account: Account, image_type: str | None, count: int | None, *, 
     return max(1, min(per_article, max_images))
 
 
+def generation_cost(account: Account, *, image_type: str | None = None, count: int | None = None) -> int:
+    """What ``start_image_generation`` (phase ``all``) holds for these arguments: the prompts, then the images."""
+    count = image_count(account, image_type, count, max_images=image_settings(account)["max_images"])
+    return cost_of(PROMPT_EXTRACTION, 1) + cost_of(IMAGE_GENERATION, count)
+
+
+@transaction.atomic
+def image_alt_text_update(*, image: Image, alt_text: str) -> Image:
+    """A person's alt text for the image (what screen readers say, and what the CMS receives)."""
+    image.alt_text = alt_text
+    image.save(update_fields=["alt_text", "updated_at"])
+    return image
+
+
 def _action_url(content_id: int) -> str:
     return f"/writer/content/{content_id}"
 

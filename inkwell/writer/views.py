@@ -16,11 +16,11 @@ from inkwell.publishing.selectors import publish_status
 from inkwell.publishing.serializers import PublishStatusSerializer
 from inkwell.tenancy.viewsets import AccountScopedViewSet
 from inkwell.writer import serializers as s
-from inkwell.writer import services
+from inkwell.writer import selectors, services
 from inkwell.writer.filters import ContentFilter, TaskFilter, TaxonomyFilter
 from inkwell.writer.image_serializers import GenerateImagesInputSerializer
 from inkwell.writer.image_views import generate_images_response
-from inkwell.writer.models import Content, ContentRevision, Task, Taxonomy
+from inkwell.writer.models import Content, Task, Taxonomy
 from inkwell.writer.overlaps import content_overlaps
 
 
@@ -126,7 +126,7 @@ class ContentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, WriterVie
     @action(detail=True, methods=["get"], filter_backends=[])
     def revisions(self, request, pk=None):
         """Earlier versions of the content, newest first."""
-        revisions = ContentRevision.objects.for_account(request.account).filter(content=self.get_object())
+        revisions = selectors.revisions_of(request.account, self.get_object())
         return self.get_paginated_response(s.ContentRevisionSerializer(self.paginate_queryset(revisions), many=True).data)
 
     @extend_schema(request=GenerateImagesInputSerializer, responses={202: JobStartedSerializer, 402: ErrorEnvelopeSerializer})

@@ -1,5 +1,6 @@
-"""What a newcomer meets first (issue 14): ``/`` leads to the API docs, ``/api/v1/`` lists the
-API's sections, and a write to a path without its trailing slash still does what it says."""
+"""What a newcomer meets first (issue 14): ``/`` leads to the console (issue 17) while the API docs
+stay at ``/api/docs/``, ``/api/v1/`` lists the API's sections, and a write to a path without its
+trailing slash still does what it says."""
 
 import pytest
 from django.urls import resolve
@@ -11,11 +12,11 @@ from inkwell.tenancy.models import Site
 pytestmark = pytest.mark.django_db
 
 
-def test_the_root_leads_to_the_api_docs(api_client):
+def test_the_root_leads_to_the_console_and_the_api_docs_stay_where_they_were(api_client):
     response = api_client.get("/")
 
-    assert response.status_code == 302 and response["Location"] == "/api/docs/"
-    assert api_client.get(response["Location"]).status_code == 200
+    assert response.status_code == 302 and response["Location"] == "/app/"
+    assert api_client.get("/api/docs/").status_code == 200
 
 
 def test_the_api_root_lists_every_section_without_credentials(api_client):

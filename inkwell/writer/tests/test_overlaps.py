@@ -184,7 +184,7 @@ def test_the_pairs_list_runs_a_fixed_number_of_queries(tenant, as_user, local_me
             assert client.get(PAIRS, {"site_id": tenant.site.pk, "page_size": 100}).status_code == 200
         return len(captured)
 
-    queries()  # the first request fills the caller's cached principal; the budget is the steady state
+    queries()  # warms the per-user caches (the principal, on the production profile), as the query budgets do
     few = queries()
     for n in range(30):
         make_idea(tenant, title=f"Running shoes for flat feet, part {n}", target_keywords=["running shoes for flat feet"])

@@ -1,0 +1,165 @@
+"""What every console page shares: who may see it, how it finds its rows, how a refusal looks.
+
+Console views check the same rules as the API, by running the API's own permission classes
+(``IsAccountMember`` with the view's ``read_roles``/``write_roles``, then ``ModuleEnabled``), and
+find rows the way ``AccountScopedViewSet`` does (the account's rows, narrowed to the sites the
+caller may touch), so another account's id is a 404. Services raise the API's exceptions; here
+they become a page (or, for htmx, a fragment swapped into the flash region) with the same status
+and the same messages.
+"""
+
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import ObjectDoesNotExist
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.views import View
+from django_htmx.http import HttpResponseClientRedirect
+from rest_framework import exceptions
+
+from inkwell.api.exceptions import GENERAL_MESSAGES, flatten_errors
+from inkwell.api.throttling import ScopedRateThrottle
+from inkwell.billing import selectors as billing
+from inkwell.notifications import selectors as notifications
+from inkwell.system.permissions import ModuleEnabled
+from inkwell.tenancy.access import accessible_site_ids, restrict_to_accessible_sites
+from inkwell.tenancy.models import CONTENT_WRITER_ROLES, MANAGER_ROLES, Site
+from inkwell.tenancy.permissions import ALL_ROLES, IsAccountMember
+from inkwell.tenancy.selectors import user_with_account
+
+SITE_SESSION_KEY = "console_site_id"
+
+
+def rate_limited(request, view) -> bool:
+    """Whether the caller is over the API's rate limit of the view's ``throttle_scope`` (the same
+    counters as the API's: a person cannot get around a limit by switching to the console)."""
+    request._request = request  # the throttle records its state where a DRF request keeps the Django one
+    return not ScopedRateThrottle().allow_request(request, view)
+
+
+def scoped(model, request):
+    """``model``'s rows the caller may see: the same queryset an ``AccountScopedViewSet`` starts from."""
+    return restrict_to_accessible_sites(model.objects.all().for_account(request.account), request)
+
+
+def get_scoped(model, request, pk, queryset=None):
+    """One of the caller's rows by id; another account's id (or a site not granted) is a 404."""
+    try:
+        return (queryset if queryset is not None else scoped(model, request)).get(pk=pk)
+    except (model.DoesNotExist, ValueError, TypeError):
+        raise Http404() from None
+
+
+def remember_site(request, site_id: int) -> None:
+    """The site the header's switcher shows next time (the session is written only when it changes)."""
+    if request.session.get(SITE_SESSION_KEY) != site_id:
+        request.session[SITE_SESSION_KEY] = site_id
+
+
+def render_page(request, template: str, context: dict, *, status: int = 200) -> HttpResponse:
+    return HttpResponse(render_to_string(template, context, request=request), status=status)
+
+
+def shell_context(request) -> dict:
+    """The header every signed-in page shows: the sites, the credit balance, the unread count."""
+    sites = list(scoped(Site, request).order_by("name", "id").values("id", "name"))
+    current = request.session.get(SITE_SESSION_KEY)
+    if current not in {site["id"] for site in sites}:
+        current = sites[0]["id"] if sites else None
+    return {
+        "account": request.account,
+        "role": request.user.role_name,
+        "may_write": request.user.role_name in CONTENT_WRITER_ROLES,
+        "may_manage": request.user.role_name in MANAGER_ROLES,
+        "sites": sites,
+        "current_site_id": current,
+        "credits_available": billing.available_credits(request.account),
+        # Read by ModuleEnabled for the page's own module: buttons of switched-off modules are left out.
+        "disabled_modules": getattr(request, "disabled_modules", frozenset()),
+        "unread_count": notifications.unread_count(request.account, user=request.user, site_ids=accessible_site_ids(request)),
+    }
+
+
+class ConsoleView(View):
+    """A signed-in page of the console.
+
+    ``read_roles`` may GET it, ``write_roles`` may POST to it (the API's defaults: every role
+    reads, owners, admins and editors write); ``module`` names the switchable module it belongs to.
+    ``model`` is what its ``pk`` names (the cross-account matrix reads it).
+    """
+
+    module: str | None = None
+    read_roles = ALL_ROLES
+    write_roles = CONTENT_WRITER_ROLES
+    model = None
+    template_name = ""
+    credit_cost: int | None = None
+    throttle_scope = "general"
+
+    def dispatch(self, request, *args, **kwargs):
+        if not request.user.is_authenticated:
+            if request.htmx:
+                return HttpResponseClientRedirect(reverse("console:signin"))
+            return redirect_to_login(request.get_full_path(), reverse("console:signin"))
+        request.auth = None  # a session, never an API key: the permission classes read it
+        # The permission checks and the header read the account, its plan and the role: one query.
+        request.user = user_with_account(request.user.pk)
+        try:
+            IsAccountMember().has_permission(request, self)
+            ModuleEnabled().has_permission(request, self)
+            if rate_limited(request, self):
+                return self.refusal(request, 429, GENERAL_MESSAGES[429], {})
+            return super().dispatch(request, *args, **kwargs)
+        except (Http404, ObjectDoesNotExist):
+            return self.refusal(request, 404, GENERAL_MESSAGES[404], {})
+        except exceptions.APIException as exc:
+            return self.refusal(request, exc.status_code, *_messages(exc))
+
+    def page(self, request, context: dict, *, template: str | None = None, status: int = 200) -> HttpResponse:
+        """The full page, or for an htmx request that targets a fragment, that fragment alone."""
+        context = {**shell_context(request), **context, "view": self}
+        if request.htmx and not request.htmx.boosted and getattr(self, "fragment_template", None):
+            return render_page(request, self.fragment_template, context, status=status)
+        return render_page(request, template or self.template_name, context, status=status)
+
+    def refusal(self, request, status: int, error: str, errors: dict) -> HttpResponse:
+        context = {"status": status, "error": error, "errors": errors}
+        if status == 402:
+            context["credits_needed"] = self.credit_cost
+            context["credits_available"] = billing.available_credits(request.account)
+        if request.htmx:
+            response = render_page(request, "console/components/refusal.html", context, status=status)
+            response["HX-Retarget"] = "#flash"
+            response["HX-Reswap"] = "innerHTML"
+            return response
+        if getattr(request, "account", None) is None:
+            return render_page(request, "console/pages/refusal.html", context, status=status)
+        return render_page(request, "console/pages/refusal.html", {**shell_context(request), **context}, status=status)
+
+    def done(self, request, url: str) -> HttpResponse:
+        """After a change: back to the page (a full redirect without JavaScript, a client redirect with htmx)."""
+        if request.htmx:
+            return HttpResponseClientRedirect(url)
+        return redirect(url)
+
+
+def _messages(exc: exceptions.APIException) -> tuple[str, dict]:
+    status = exc.status_code
+    errors = getattr(exc, "errors", None)
+    if errors is None and isinstance(exc, exceptions.ValidationError):
+        errors = flatten_errors(exc.detail)
+    error = getattr(exc, "error", None) or GENERAL_MESSAGES.get(status, "Error")
+    return error, errors or {}
+
+
+def validated(serializer_class, request, data: dict, *, partial: bool = False) -> dict:
+    """Console input validated by the API's own input serializer (its rules and its messages)."""
+    serializer = serializer_class(data=data, partial=partial, context={"request": request})
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+def ids_from(request, name: str) -> list[int]:
+    """The checked boxes of a list (``name`` repeated); what is not a number is dropped."""
+    return [int(value) for value in request.POST.getlist(name) if value.isdigit()]

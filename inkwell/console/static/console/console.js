@@ -1,0 +1,48 @@
+// Inkwell console: small progressive enhancements. Every page works without this file.
+(function () {
+  "use strict";
+
+  function updateSelection(form) {
+    var boxes = form.querySelectorAll('input[type=checkbox]:not([data-check-all]):not(:disabled)');
+    var checked = Array.prototype.filter.call(boxes, function (box) { return box.checked; }).length;
+    var counter = form.querySelector("[data-selected-count]");
+    if (counter) counter.textContent = checked ? checked + " selected" : "None selected";
+  }
+
+  document.addEventListener("change", function (event) {
+    var target = event.target;
+    if (target.matches("[data-check-all]")) {
+      var form = target.closest("form");
+      form.querySelectorAll('input[type=checkbox]:not([data-check-all]):not(:disabled)').forEach(function (box) { box.checked = target.checked; });
+    }
+    var selection = target.closest("[data-selection]");
+    if (selection) updateSelection(selection);
+  });
+
+  document.addEventListener("input", function (event) {
+    var field = event.target;
+    if (!field.dataset || !field.dataset.limit) return;
+    var counter = document.querySelector('[data-count-for="' + field.id + '"]');
+    if (counter) counter.textContent = field.value.length;
+  });
+
+  document.addEventListener("submit", function (event) {
+    var button = event.submitter;
+    if (button && button.dataset.confirm && !window.confirm(button.dataset.confirm)) event.preventDefault();
+  });
+
+  // The rich-text editor (django-prose-editor) replaces the body's textarea with an editable
+  // region; it is named by the field's label, as the textarea was.
+  function nameEditors() {
+    document.querySelectorAll(".prose-wrap [contenteditable=true]:not([aria-labelledby])").forEach(function (region) {
+      region.setAttribute("aria-labelledby", "body-label");
+      region.setAttribute("aria-multiline", "true");
+    });
+  }
+  document.querySelectorAll(".prose-wrap").forEach(function (wrap) {
+    new MutationObserver(nameEditors).observe(wrap, { childList: true, subtree: true });
+  });
+  nameEditors();
+
+  document.documentElement.classList.add("js");
+})();

@@ -1,0 +1,90 @@
+"""A site full of planner and writer rows, for the console's query budgets and its benchmark
+(bench/console_pages.py): ``rows`` of every list behind a console page, made in bulk."""
+
+from dataclasses import dataclass
+
+from inkwell.jobs.models import Job, JobStatus
+from inkwell.keywords.models import SeedKeyword
+from inkwell.keywords.stats import refresh_library_stats
+from inkwell.notifications.models import Notification
+from inkwell.planner.models import Cluster, ContentIdea, Keyword
+from inkwell.tenancy.models import IndustrySector, Sector, Site, User
+from inkwell.writer.models import Content, ContentRevision, Image, ImageStatus, Task
+
+BODY = "<h2>Why it matters</h2><p>{title} helps a team decide faster. Compare the options side by side.</p>" * 6
+
+
+@dataclass(frozen=True)
+class SeededSite:
+    site: Site
+    sector: Sector
+    cluster: Cluster
+    content: Content
+    image: Image
+    job: Job
+
+
+def seed_site(site: Site, owner: User, rows: int, *, industry_sector: IndustrySector | None = None) -> SeededSite:
+    account = site.account
+    industry_sector = industry_sector or IndustrySector.objects.exclude(pk__in=site.sectors.values("industry_sector_id")).order_by("id").first()
+    sector = Sector.objects.create(account=account, site=site, industry_sector=industry_sector, name=industry_sector.name)
+    seeds = SeedKeyword.objects.bulk_create(
+        (
+            SeedKeyword(keyword=f"seeded keyword {site.pk}-{n}", volume=10 * n + 10, difficulty=n % 101, country="US", industry_sector=industry_sector)
+            for n in range(rows)
+        ),
+        batch_size=500,
+    )
+    refresh_library_stats([industry_sector.pk])
+    clusters = Cluster.objects.bulk_create(Cluster(account=account, site=site, sector=sector, name=f"Cluster {n}") for n in range(rows))
+    Keyword.objects.bulk_create(
+        (
+            Keyword(account=account, site=site, sector=sector, seed_keyword=seed, cluster=clusters[n % len(clusters)], keyword=seed.keyword, volume=seed.volume, difficulty=seed.difficulty)
+            for n, seed in enumerate(seeds)
+        ),
+        batch_size=500,
+    )
+    ideas = ContentIdea.objects.bulk_create(
+        (ContentIdea(account=account, site=site, sector=sector, cluster=clusters[n % len(clusters)], title=f"Idea {n}") for n in range(rows)), batch_size=500
+    )
+    Task.objects.bulk_create((Task(account=account, site=site, sector=sector, idea=ideas[n], title=f"Task {n}") for n in range(rows)), batch_size=500)
+    contents = Content.objects.bulk_create(
+        (Content(account=account, site=site, sector=sector, title=f"Article {n}", html=BODY.format(title=f"Article {n}"), word_count=120) for n in range(rows)),
+        batch_size=500,
+    )
+    content = contents[0]
+    ContentRevision.objects.bulk_create(
+        (ContentRevision(account=account, content=content, title=f"Article 0 v{n}", html=BODY.format(title=f"v{n}"), status="draft", created_by=owner) for n in range(rows)),
+        batch_size=500,
+    )
+    images = Image.objects.bulk_create(
+        Image(account=account, site=site, content=content, position=n, prompt=f"Prompt {n}", alt_text=f"Image {n}", status=ImageStatus.GENERATED, width=1024, height=1024)
+        for n in range(3)
+    )
+    Notification.objects.bulk_create(
+        (Notification(account=account, notification_type="system_info", title=f"Notice {n}", message="Seeded") for n in range(rows)), batch_size=500
+    )
+    job = Job.objects.create(account=account, site=site, created_by=owner, kind="planner.auto_cluster", status=JobStatus.RUNNING, progress=40)
+    return SeededSite(site=site, sector=sector, cluster=clusters[0], content=content, image=images[0], job=job)
+
+
+def console_pages(seeded: SeededSite) -> dict[str, str]:
+    """Every console page that reads, by URL name, at the path it has for the seeded site."""
+    site_id = seeded.site.pk
+    paths = {
+        "site-new": "/app/sites/new/",
+        "site-sectors": f"/app/sites/{site_id}/sectors/",
+        "library": f"/app/sites/{site_id}/library/",
+        "keywords": f"/app/sites/{site_id}/keywords/",
+        "clusters": f"/app/sites/{site_id}/clusters/",
+        "cluster": f"/app/clusters/{seeded.cluster.pk}/",
+        "ideas": f"/app/sites/{site_id}/ideas/",
+        "tasks": f"/app/sites/{site_id}/tasks/",
+        "content-list": f"/app/sites/{site_id}/content/",
+        "content": f"/app/content/{seeded.content.pk}/",
+        "revisions": f"/app/content/{seeded.content.pk}/revisions/",
+        "job": f"/app/jobs/{seeded.job.pk}/",
+        "notifications": "/app/notifications/",
+        "bell": "/app/notifications/bell/",
+    }
+    return paths

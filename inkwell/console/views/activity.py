@@ -1,0 +1,69 @@
+"""Live progress of a job, and the notifications bell."""
+
+from django.core.paginator import Paginator
+from django.urls import reverse
+
+from inkwell.console.base import ConsoleView, get_scoped
+from inkwell.jobs.models import Job
+from inkwell.notifications import selectors, services
+from inkwell.notifications.models import Notification
+from inkwell.tenancy.access import accessible_site_ids
+from inkwell.tenancy.permissions import ALL_ROLES
+
+PAGE_SIZE = 30
+
+
+class JobView(ConsoleView):
+    """A job's progress: htmx polls the fragment while the job runs; without JavaScript the page refreshes itself."""
+
+    model = Job
+    template_name = "console/pages/job.html"
+    fragment_template = "console/components/job_progress.html"
+
+    def get(self, request, pk):
+        return self.page(request, {"job": get_scoped(Job, request, pk)})
+
+
+def inbox(request):
+    return selectors.notification_list(request.account, user=request.user, site_ids=accessible_site_ids(request))
+
+
+class NotificationsView(ConsoleView):
+    template_name = "console/pages/notifications.html"
+    fragment_template = "console/pages/notifications_results.html"
+
+    def get(self, request):
+        notifications = inbox(request)
+        if request.GET.get("unread"):
+            notifications = notifications.filter(is_read=False)
+        page = Paginator(notifications.order_by("-created_at", "-id"), PAGE_SIZE).get_page(request.GET.get("page"))
+        return self.page(request, {"page_obj": page, "unread_only": bool(request.GET.get("unread"))})
+
+
+class BellView(ConsoleView):
+    """The header's bell with the unread count (htmx refreshes it every minute)."""
+
+    def get(self, request):
+        return self.page(request, {}, template="console/components/bell.html")
+
+
+class NotificationReadView(ConsoleView):
+    """Mark one read: every role keeps its own inbox (``write_roles`` as the API's)."""
+
+    model = Notification
+    write_roles = ALL_ROLES
+
+    def post(self, request, pk):
+        notification = get_scoped(Notification, request, pk, queryset=inbox(request))
+        services.mark_read(request.account, notification.pk, user=request.user)
+        return self.done(request, request.POST.get("back") or reverse("console:notifications"))
+
+
+class NotificationsReadAllView(ConsoleView):
+    write_roles = ALL_ROLES
+
+    def post(self, request):
+        services.mark_all_read(request.account, user=request.user, site_ids=accessible_site_ids(request))
+        return self.done(request, reverse("console:notifications"))
+
+

@@ -1,0 +1,67 @@
+"""The first site: its name, domain and time zone, then an industry and the sectors it writes for."""
+
+from django.urls import reverse
+
+from inkwell.console.base import ConsoleView, get_scoped, ids_from, remember_site, scoped, shell_context, validated
+from inkwell.tenancy import services
+from inkwell.tenancy import serializers as s
+from inkwell.tenancy.models import MANAGER_ROLES, Industry, Sector, Site
+from inkwell.tenancy.serializers import TIME_ZONES
+
+COMMON_TIME_ZONES = sorted(TIME_ZONES)
+
+
+class HomeView(ConsoleView):
+    """Where a signed-in person lands: their site's planner, or the first-site form."""
+
+    def get(self, request):
+        if request.GET.get("site"):
+            remember_site(request, get_scoped(Site, request, request.GET["site"]).pk)
+        site_id = shell_context(request)["current_site_id"]
+        if site_id is None:
+            return self.done(request, reverse("console:site-new"))
+        return self.done(request, reverse("console:keywords", kwargs={"site_id": site_id}))
+
+
+class SiteNewView(ConsoleView):
+    """Step 1 of the first site (owners and admins, as ``POST /auth/sites/``)."""
+
+    write_roles = MANAGER_ROLES
+    template_name = "console/pages/site_new.html"
+    fields = ("name", "domain", "time_zone")
+
+    def get(self, request):
+        return self.page(request, {"values": {"time_zone": "UTC"}, "errors": {}, "time_zones": COMMON_TIME_ZONES})
+
+    def post(self, request):
+        values = {name: request.POST.get(name, "") for name in self.fields}
+        site = services.site_create(account=request.account, **validated(s.SiteInputSerializer, request, values))
+        return self.done(request, reverse("console:site-sectors", kwargs={"site_id": site.pk}))
+
+
+class SiteSectorsView(ConsoleView):
+    """Step 2: an industry, then its sectors (the library's industry sectors) become the site's sectors."""
+
+    model = Site
+    write_roles = MANAGER_ROLES
+    template_name = "console/pages/site_sectors.html"
+
+    def get(self, request, site_id):
+        site = get_scoped(Site, request, site_id)
+        remember_site(request, site.pk)
+        industries = Industry.objects.prefetch_related("sectors").order_by("name")
+        chosen = set(scoped(Sector, request).filter(site=site).values_list("industry_sector_id", flat=True))
+        selected_industry = request.GET.get("industry", "")
+        return self.page(
+            request, {"site": site, "industries": industries, "chosen": chosen, "selected_industry": selected_industry}
+        )
+
+    def post(self, request, site_id):
+        site = get_scoped(Site, request, site_id)
+        chosen = set(scoped(Sector, request).filter(site=site).values_list("industry_sector_id", flat=True))
+        for industry_sector_id in ids_from(request, "industry_sector_ids"):
+            if industry_sector_id in chosen:
+                continue
+            data = validated(s.SectorInputSerializer, request, {"site_id": site.pk, "industry_sector_id": industry_sector_id})
+            services.sector_create(account=request.account, **data)
+        return self.done(request, reverse("console:library", kwargs={"site_id": site.pk}))
