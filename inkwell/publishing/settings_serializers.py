@@ -24,7 +24,7 @@ from inkwell.publishing import slots
 from inkwell.publishing.defaults import AUTOMATION_FREQUENCIES, DAYS, MAX_TOTAL_BUDGET_PCT, STAGE_NUMBERS
 from inkwell.publishing.site_settings import DELAY_FIELDS, STAGE_CONFIG_NAMES, STAGE_LIMIT_FIELDS, automation_config_names
 from inkwell.system.models import AIModel, AIModelKind
-from inkwell.system.serializers import OptionalFieldsMixin, RejectUnknownFieldsMixin
+from inkwell.system.serializers import REQUIRED, OptionalFieldsMixin, RejectUnknownFieldsMixin
 
 INVALID_DAY = "Invalid day name; use mon, tue, wed, thu, fri, sat or sun"
 DUPLICATE_DAY = "Each day may appear once"
@@ -237,6 +237,9 @@ def validate_stage_entries(entries: list[dict], config: dict) -> list[dict]:
     ``automation_config`` when a request gives both (errors name ``stage_configs.N.field``)."""
     seen = set()
     for index, entry in enumerate(entries):
+        # A PATCH makes every field optional, the entries' own included; an entry still names its stage.
+        if "stage" not in entry:
+            raise serializers.ValidationError({f"stage_configs.{index}.stage": [REQUIRED]})
         if entry["stage"] in seen:
             raise serializers.ValidationError({f"stage_configs.{index}.stage": [DUPLICATE_STAGE]})
         seen.add(entry["stage"])

@@ -330,3 +330,12 @@ def test_patch_takes_any_subset_and_leaves_the_rest(tenant, owner, subset):
 
 def patch_config(client, site, body):
     return client.patch(f"{UPDATE}?site_id={site.pk}", body, format="json")
+
+
+def test_a_patched_stage_entry_must_still_name_its_stage(tenant, owner):
+    before = get_config(owner, tenant.site).json()["data"]
+
+    response = patch_config(owner, tenant.site, {"stage_configs": [{"use_testing": True}]})
+
+    assert_error(response, 400, "validation_error", errors={"stage_configs.0.stage": ["This field is required"]})
+    assert get_config(owner, tenant.site).json()["data"] == before
