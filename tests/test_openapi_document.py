@@ -104,3 +104,12 @@ def test_a_body_whose_shape_the_path_chooses_may_fit_any_of_its_shapes(document,
 
     response = as_user(tenant.owner).post("/api/v1/system/settings/content/publishing/save/", {}, format="json")
     assert response.status_code == 200
+
+
+def test_cms_fields_that_may_be_empty_are_not_documented_with_a_format_empty_breaks(document):
+    schemas = document["components"]["schemas"]
+
+    for name in ("ContentListItem", "Content", "ContentCreated", "PublishingRecord"):
+        assert schemas[name]["properties"]["external_url"].get("format") != "uri", name
+    for name in ("ContentListItem", "Content", "ContentCreated"):
+        assert "pattern" not in schemas[name]["properties"]["slug"], name

@@ -11,6 +11,8 @@ class PublishingRecordSerializer(serializers.ModelSerializer):
     site_id = serializers.IntegerField(read_only=True)
     content_id = serializers.IntegerField(read_only=True)
     created_by_id = serializers.IntegerField(read_only=True, allow_null=True)
+    # A plain string, not a URL, in the schema: a failed attempt has none.
+    external_url = serializers.CharField(read_only=True, help_text="The post's URL on the CMS; empty when the attempt made none.")
 
     class Meta:
         model = PublishingRecord

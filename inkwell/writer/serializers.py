@@ -208,6 +208,9 @@ class ContentListItemSerializer(serializers.ModelSerializer):
     sector_id = serializers.IntegerField(read_only=True, allow_null=True)
     task_id = serializers.IntegerField(read_only=True, allow_null=True)
     keywords = serializers.ListField(child=serializers.CharField(), read_only=True)
+    # Plain strings in the schema, without the model fields' URL and slug formats: both may be empty.
+    slug = serializers.CharField(read_only=True, help_text="The post's slug on the CMS; made from the title when empty.")
+    external_url = serializers.CharField(read_only=True, help_text="The post's URL on the CMS; empty until it is published.")
 
     class Meta:
         model = Content
