@@ -21,6 +21,7 @@ unique e-mail, and the cache keys a unique prefix, so the database and Redis may
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import re
@@ -245,6 +246,8 @@ def main() -> None:
     unknown = set(models) - set(SERVER_MODELS)
     if unknown:
         raise SystemExit(f"unknown server models: {', '.join(sorted(unknown))}")
+    if "uvicorn" in models and importlib.util.find_spec("uvicorn") is None:
+        raise SystemExit('uvicorn is a benchmark-only dependency: .venv/bin/uv pip install --python .venv/bin/python -e ".[bench]"')
     wrk = ensure_wrk()
     with tempfile.TemporaryDirectory(prefix="inkwell-light-") as data_dir:
         env = dict(os.environ)
