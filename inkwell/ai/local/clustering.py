@@ -9,17 +9,18 @@ How it works:
 2. Meaning. Each entry becomes a WordLlama vector (``inkwell.ai.local.embeddings``), so "how many
    calories in a latte" and "latte nutrition" are close although they share one word. (The
    ``openai`` provider, given an embeddings model, uses that model's vectors instead.)
-3. Hierarchy and cut. Average-linkage agglomerative clustering over cosine distances (scipy's
-   ``linkage``); a group is kept whole while the mean similarity of its keywords is at least the
-   threshold (``similarity``, the ``AI_CLUSTER_SIMILARITY`` setting, default ``SIMILARITY``). The
-   number of clusters follows from the threshold, never a fixed count, and no cluster can be a
+3. Hierarchy and cut. Average-linkage agglomerative clustering over cosine distances
+   (``fastcluster``: scipy's algorithm and output in a 200 KB wheel); a group is kept whole while
+   the mean similarity of its keywords is at least the threshold (``similarity``, the
+   ``AI_CLUSTER_SIMILARITY`` setting, default ``SIMILARITY``). The number of clusters follows from the threshold, never a fixed count, and no cluster can be a
    catch-all: average linkage joins two groups only when their keywords are, on average, that close.
 4. Keywords that fit nowhere (a group of one entry) stay unclustered: they are left out of every
    cluster, so no idea is generated (and no idea credit spent) for them.
 5. Names. A cluster is named after its highest-volume keyword (ties: the shorter, then the first
    alphabetically), the convention users know from keyword clustering tools.
-6. More than ``BLOCK_SIZE`` entries (memory grows with the square of the count) are first split by
-   bisecting k-means on the same vectors, with a fixed seed, and each part clustered as above.
+6. More than ``BLOCK_SIZE`` entries (memory grows with the square of the count) are first split in
+   two along their principal direction (principal direction divisive partitioning) until every part
+   fits, and each part is clustered as above.
 
 Entries are sorted by text before any of this, so the result does not depend on the order the
 keywords arrive in, and every step is deterministic.
@@ -28,9 +29,8 @@ keywords arrive in, and every step is deterministic.
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import fastcluster
 import numpy as np
-from scipy.cluster.hierarchy import fcluster, linkage
-from sklearn.cluster import KMeans
 
 from inkwell.ai.local.embeddings import embed
 from inkwell.ai.local.text import title_case
@@ -40,6 +40,7 @@ from inkwell.ai.types import ClusterDraft, KeywordInput
 SIMILARITY = 0.325
 BLOCK_SIZE = 4000
 _ROWS_PER_PASS = 512
+_POWER_ITERATIONS = 30
 
 
 @dataclass
@@ -86,15 +87,31 @@ def cluster_keywords(
 
 
 def parts(vectors, indexes: np.ndarray, block_size: int = BLOCK_SIZE) -> list[np.ndarray]:
-    """Split ``indexes`` (rows of ``vectors``, dense or sparse) in two with k-means until every part fits in ``block_size``."""
+    """Split ``indexes`` (rows of ``vectors``, dense or sparse) in two along their principal direction
+    until every part fits in ``block_size``."""
     if len(indexes) <= block_size:
         return [indexes]
-    labels = KMeans(n_clusters=2, n_init=1, random_state=0).fit_predict(vectors[indexes])
-    halves = [indexes[labels == 0], indexes[labels == 1]]
+    projection = _principal_projection(vectors[indexes])
+    halves = [indexes[projection < 0], indexes[projection >= 0]]
     if not len(halves[0]) or not len(halves[1]):
         middle = len(indexes) // 2
         halves = [indexes[:middle], indexes[middle:]]
     return [part for half in halves for part in parts(vectors, half, block_size)]
+
+
+def _principal_projection(rows) -> np.ndarray:
+    """Each row's coordinate on the first principal component, by power iteration on the centred
+    rows. Only products with ``rows`` are taken, so sparse rows are never made dense."""
+    mean = np.asarray(rows.mean(axis=0)).ravel()
+    direction = np.ones(rows.shape[1], dtype=np.float64) / np.sqrt(rows.shape[1])
+    for _ in range(_POWER_ITERATIONS):
+        projection = np.asarray(rows @ direction).ravel() - mean @ direction
+        direction = np.asarray(rows.T @ projection).ravel() - mean * projection.sum()
+        norm = np.linalg.norm(direction)
+        if norm == 0:
+            break
+        direction /= norm
+    return np.asarray(rows @ direction).ravel() - mean @ direction
 
 
 def _condensed_distances(vectors: np.ndarray) -> np.ndarray:
@@ -116,12 +133,25 @@ def _condensed_distances(vectors: np.ndarray) -> np.ndarray:
 def _cluster_part(vectors: np.ndarray, similarity: float) -> list[list[int]]:
     if len(vectors) == 1:
         return [[0]]
-    tree = linkage(_condensed_distances(vectors), method="average")
-    labels = fcluster(tree, t=1.0 - similarity, criterion="distance")
+    tree = fastcluster.linkage(_condensed_distances(vectors), method="average")
     groups: dict[int, list[int]] = {}
-    for index, label in enumerate(labels):
-        groups.setdefault(int(label), []).append(index)
+    for index, root in enumerate(cut(tree, len(vectors), distance=1.0 - similarity)):
+        groups.setdefault(int(root), []).append(index)
     return list(groups.values())
+
+
+def cut(tree: np.ndarray, count: int, *, distance: float) -> np.ndarray:
+    """For each of the ``count`` leaves of a monotone linkage ``tree``, the node of the largest group
+    it joined at a height of at most ``distance`` (scipy's ``fcluster`` with ``criterion="distance"``)."""
+    parent = np.arange(2 * count - 1)
+    for row, (left, right, height, _size) in enumerate(tree):
+        if height <= distance:
+            parent[int(left)] = parent[int(right)] = count + row
+    root = parent.copy()
+    # A parent's index is always above its children's: from the top down, each node's root is known.
+    for node in range(2 * count - 2, -1, -1):
+        root[node] = root[parent[node]]
+    return root[:count]
 
 
 def _draft(entries: list[_Entry]) -> ClusterDraft:

@@ -6,11 +6,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import fastcluster
+import numpy as np
 import pytest
 from django.test import override_settings
+from scipy import sparse
+from scipy.cluster.hierarchy import fcluster
 from sklearn.metrics import adjusted_rand_score
 
-from inkwell.ai.local.clustering import cluster_keywords
+from inkwell.ai.local.clustering import _condensed_distances, cluster_keywords, cut, parts
 from inkwell.ai.providers.base import ProviderConfig
 from inkwell.ai.providers.local import LocalTextProvider
 from inkwell.ai.types import KeywordInput
@@ -180,3 +184,31 @@ print("ok")
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "ok"
     assert not (tmp_path / ".cache").exists()
+
+
+def unit_rows(count: int, dimensions: int = 32, seed: int = 0) -> np.ndarray:
+    rows = np.random.default_rng(seed).standard_normal((count, dimensions)).astype(np.float32)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("distance", [0.3, 0.675, 0.9, 1.2])
+def test_the_cut_groups_leaves_as_scipys_distance_criterion_does(distance):
+    rows = unit_rows(300)
+    tree = fastcluster.linkage(_condensed_distances(rows), method="average")
+    ours = cut(tree, len(rows), distance=distance)
+    assert adjusted_rand_score(fcluster(tree, t=distance, criterion="distance"), ours) == 1.0
+
+
+@pytest.mark.parametrize("as_sparse", [False, True])
+def test_a_large_set_splits_into_parts_that_fit_and_cover_every_row_once(as_sparse):
+    rows = unit_rows(1000)
+    split = parts(sparse.csr_matrix(rows) if as_sparse else rows, np.arange(len(rows)), block_size=300)
+    assert all(len(part) <= 300 for part in split)
+    assert sorted(int(index) for part in split for index in part) == list(range(len(rows)))
+
+
+def test_splitting_separates_two_distant_groups_before_mixing_them():
+    near_north = unit_rows(200, seed=1) * 0.2 + np.eye(32)[0]
+    near_south = unit_rows(200, seed=2) * 0.2 - np.eye(32)[0]
+    split = parts(np.vstack([near_north, near_south]), np.arange(400), block_size=200)
+    assert sorted(sorted(int(index) for index in part) for part in split) == [list(range(200)), list(range(200, 400))]
