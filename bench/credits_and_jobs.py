@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Credits and jobs benchmark (issue 4 targets; README.md, "Benchmarks").
+"""Credits and jobs benchmark (issue 4 targets; docs/benchmarks.md, "Credits, jobs and the local AI provider").
 
     .venv/bin/python bench/credits_and_jobs.py [--pairs 2000] [--reservations 1000] [--threads 50] [--jobs 60]
 

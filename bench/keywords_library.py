@@ -5,7 +5,7 @@
                                                [--concurrency 4] [--keep] [--explain] [--db-time]
                                                [--database-url postgresql://...]
 
-What it does, in order (README.md, "Benchmarks", has the details and the measured numbers):
+What it does, in order (docs/benchmarks.md, "Keywords library at a million rows", has the details and the measured numbers):
 
 1. Creates a dedicated PostgreSQL database (``inkwell_bench``; dropped and created again unless
    ``--keep`` finds keywords in it) and migrates it with ``manage.py migrate``.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Light authenticated endpoints against a bare Django view (issue 20; README.md, "Benchmarks").
+"""Light authenticated endpoints against a bare Django view (issue 20; docs/benchmarks.md, "Light authenticated endpoints").
 
     .venv/bin/python bench/light_endpoints.py [--rounds 3] [--seconds 5] [--connections 8]
         [--servers gthread,sync,uvicorn] [--workers 2] [--port-base 20080]

@@ -1,6 +1,6 @@
 """Inkwell settings: one module, every value read from the environment.
 
-Every variable is documented in README.md (Configuration). With no environment at all the
+Every variable is documented in docs/configuration.md. With no environment at all the
 embedded default runs: SQLite and a database cache in ``data/``, Celery on the filesystem
 transport. Setting ``DATABASE_URL`` and ``REDIS_URL`` switches to the production profile.
 """
@@ -192,7 +192,7 @@ MEDIA_URL = env_str("MEDIA_URL", "media/")
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(DATA_DIR / "media")))
 # Files (generated images) go through Django's storage API: under MEDIA_ROOT by default, or any
 # other Django storage named by MEDIA_STORAGE_BACKEND with MEDIA_STORAGE_OPTIONS (JSON), such as
-# an S3-compatible bucket through django-storages (README, "Media files").
+# an S3-compatible bucket through django-storages (docs/operations.md, "Media files").
 STORAGES = {
     "default": {
         "BACKEND": env_str("MEDIA_STORAGE_BACKEND", "django.core.files.storage.FileSystemStorage"),
@@ -214,7 +214,7 @@ LOGIN_REDIRECT_URL = "console:home"
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", False)
 SECURE_CONTENT_TYPE_NOSNIFF = True
-# Behind a TLS-terminating proxy in production: set these (see README, Production).
+# Behind a TLS-terminating proxy in production: set these (see docs/operations.md, "Running the console behind a proxy").
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
 if env_bool("SECURE_PROXY_SSL_HEADER", False):
@@ -289,7 +289,7 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Inkwell API",
     "DESCRIPTION": (
         "Plan, write and publish web content with AI. Every response uses the envelope described "
-        "in the README; authenticate with `Authorization: Bearer <access token>` from "
+        "in docs/api.md of the repository; authenticate with `Authorization: Bearer <access token>` from "
         "`/api/v1/auth/login/`, or `Authorization: ApiKey <key>`."
     ),
     "VERSION": INKWELL_VERSION,
@@ -371,7 +371,7 @@ CELERY_BEAT_SCHEDULE = {
     "dispatch-automation-runs": {"task": "inkwell.automation.dispatch_due_runs", "schedule": env_int("AUTOMATION_DISPATCH_SECONDS", 60)},
 }
 
-# Credits per AI operation (README, "Credits"): `credits` for every started `per` units, so an
+# Credits per AI operation (docs/api.md, "Credits"): `credits` for every started `per` units, so an
 # article of 1,500 words costs 15. INKWELL_CREDIT_COSTS (JSON, e.g. {"image_generation": 3})
 # overrides the credits of any operation.
 INKWELL_CREDIT_COSTS = {
@@ -390,7 +390,7 @@ INKWELL_CREDITS_LOW_PERCENT = env_int("CREDITS_LOW_PERCENT", 10)
 # How long an Idempotency-Key's first answer is replayed.
 INKWELL_IDEMPOTENCY_TTL_HOURS = env_int("IDEMPOTENCY_TTL_HOURS", 24)
 
-# AI providers (README, "AI providers"). `local` is the offline drafting aid; `openai` speaks to
+# AI providers (docs/ai-providers.md). `local` is the offline drafting aid; `openai` speaks to
 # any OpenAI-compatible endpoint. Accounts may override these in /system/settings/integrations/.
 INKWELL_AI = {
     "PROVIDER": env_str("AI_PROVIDER", "local"),
@@ -411,7 +411,7 @@ INKWELL_AI = {
     # provider clusters keywords by its vectors, cut at EMBEDDING_CLUSTER_SIMILARITY.
     "EMBEDDING_MODEL": env_str("AI_EMBEDDING_MODEL"),
     "EMBEDDING_CLUSTER_SIMILARITY": env_float("AI_EMBEDDING_CLUSTER_SIMILARITY", 0.5),
-    # Meaning (#19, README "Meaning, offline"): cosine similarities of WordLlama vectors, 0..1.
+    # Meaning (docs/ai-providers.md, "Meaning, offline"): cosine similarities of WordLlama vectors, 0..1.
     # Keywords cluster together while their mean similarity is at least this.
     "CLUSTER_SIMILARITY": env_float("AI_CLUSTER_SIMILARITY", 0.325),
     # An idea, task or content at least this close to another of the site's is reported in `overlaps`.
@@ -448,7 +448,7 @@ CELERY_BEAT_SCHEDULE |= {
 # all decrypt, so a key can be rotated. Empty: one derived from DJANGO_SECRET_KEY.
 INKWELL_ENCRYPTION_KEYS = env_list("INKWELL_ENCRYPTION_KEYS", "")
 
-# Metrics (README, "Metrics"): /metrics answers only with this bearer token; unset, it is a 404.
+# Metrics (docs/operations.md, "Metrics and logs"): /metrics answers only with this bearer token; unset, it is a 404.
 METRICS_TOKEN = env_str("METRICS_TOKEN")
 # Logs: "plain" lines, or "json": one JSON object per line.
 LOG_FORMAT = env_str("LOG_FORMAT", "plain")

@@ -1,4 +1,4 @@
-"""The load test's short version (README, Load test): one minute of the content team mix on a
+"""The load test's short version (docs/benchmarks.md, "Load test with faults"): one minute of the content team mix on a
 private production profile while PostgreSQL restarts, then every check of ``bench/load/run``
 (answers, jobs, publishing exactly once, ledgers, logs). It exits non-zero when one fails."""
 

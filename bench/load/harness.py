@@ -1,4 +1,4 @@
-"""The load test with faults (README, Load test): run it through ``bench/load/run``.
+"""The load test with faults (docs/benchmarks.md, "Load test with faults"): run it through ``bench/load/run``.
 
 It starts a private production profile on loopback: its own PostgreSQL (``--pg-port``) and Redis
 (``--redis-port``) with data folders under the run's folder, gunicorn, a Celery beat and a Celery

@@ -1,4 +1,4 @@
-"""A content team at work, for the load test (bench/load/run starts it; see README, Load test).
+"""A content team at work, for the load test (bench/load/run starts it; see docs/benchmarks.md, "Load test with faults").
 
 Each simulated user is one team: on start it signs up its own account, makes a site with a sector
 of the keywords library, connects the site to the counting CMS (LOAD_CMS_URL, LOAD_CMS_USER,

@@ -151,7 +151,7 @@ class CmsWebhookView(ApiView):
     A missing or wrong key, a wrong signature, or a timestamp more than
     ``WEBHOOK_TOLERANCE_SECONDS`` (300) from now answers 401; a malformed body 400. A delivery
     received before answers ``{"duplicate": true}``, a post that is none of our content
-    ``{"ignored": true}``, both 200. See README.md, "The CMS webhook".
+    ``{"ignored": true}``, both 200. See docs/publishing.md, "The CMS webhook".
     """
 
     tenant_scope = "public"

@@ -6,7 +6,7 @@ publishing's finish, automation runs in the run log's transitions. Labels are bo
 URL pattern's name, a job kind, a status, an operation) and never carry an account's data.
 
 Processes started with ``PROMETHEUS_MULTIPROC_DIR`` (gunicorn workers, Celery workers) write
-their values to files in that folder, which ``/metrics`` reads together (README, Metrics).
+their values to files in that folder, which ``/metrics`` reads together (docs/operations.md, "Metrics and logs").
 """
 
 from prometheus_client import Counter, Histogram

@@ -1,5 +1,5 @@
 """A Celery worker's own metrics endpoint, for workers on a host where no web process serves
-``/metrics`` (README, Metrics). ``WORKER_METRICS_ADDRESS=host:port`` turns it on; it is plain
+``/metrics`` (docs/operations.md, "Metrics and logs"). ``WORKER_METRICS_ADDRESS=host:port`` turns it on; it is plain
 HTTP with no token, so bind it to an address only the Prometheus server reaches (the default
 host is 127.0.0.1). Read from the environment, not Django's settings: it starts with the worker,
 before Django is set up."""

@@ -1,4 +1,4 @@
-"""The WordPress plugin of the README (inkwell/integration/wordpress/inkwell-webhook.php) sends
+"""The WordPress plugin shown in docs/publishing.md (inkwell/integration/wordpress/inkwell-webhook.php) sends
 what the webhook accepts: its hooks run under PHP with WordPress's functions stubbed, and the
 requests it would send are delivered to the endpoint as they are."""
 
@@ -94,8 +94,8 @@ def test_the_plugin_does_nothing_until_it_is_configured(php, tmp_path):
     assert json.loads(result.stdout) == []
 
 
-def test_the_readme_shows_the_plugin_that_is_tested():
-    """What readers copy from the README is what this file tests."""
-    readme = Path(__file__).resolve().parents[3] / "README.md"
+def test_the_publishing_docs_show_the_plugin_that_is_tested():
+    """What readers copy from docs/publishing.md is what this file tests."""
+    page = Path(__file__).resolve().parents[3] / "docs" / "publishing.md"
 
-    assert f"```php\n{PLUGIN.read_text()}```" in readme.read_text(), f"README.md shows another plugin than {PLUGIN.name}"
+    assert f"```php\n{PLUGIN.read_text()}```" in page.read_text(), f"docs/publishing.md shows another plugin than {PLUGIN.name}"

@@ -1,4 +1,4 @@
-"""Who may approve and who may publish (the README's role matrix), cell by cell, through the real
+"""Who may approve and who may publish (the role matrix of docs/api.md), cell by cell, through the real
 URLs: approve (update_content to approved), publish now (publish_to_cms and /publisher/publish/),
 schedule and unschedule. Editors and viewers act on the sites granted to them."""
 

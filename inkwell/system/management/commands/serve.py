@@ -40,7 +40,7 @@ class Command(BaseCommand):
             call_command("import_keywords", demo=True, if_empty=True, no_progress=True)
         commands = {
             # Threaded workers (gthread): measured against sync workers and uvicorn with
-            # bench/light_endpoints.py, they served the most requests (README, "Benchmarks").
+            # bench/light_endpoints.py, they served the most requests (docs/benchmarks.md, "Light authenticated endpoints").
             "web": [
                 sys.executable, "-m", "gunicorn", "inkwell.wsgi",
                 "--bind", f"{host}:{port}", "--workers", str(web_workers),
