@@ -9,16 +9,23 @@ How it works:
 2. Meaning. Each entry becomes a WordLlama vector (``inkwell.ai.local.embeddings``), so "how many
    calories in a latte" and "latte nutrition" are close although they share one word. (The
    ``openai`` provider, given an embeddings model, uses that model's vectors instead.)
-3. Hierarchy and cut. Average-linkage agglomerative clustering over cosine distances
-   (``fastcluster``: scipy's algorithm and output in a 200 KB wheel); a group is kept whole while
-   the mean similarity of its keywords is at least the threshold (``similarity``, the
-   ``AI_CLUSTER_SIMILARITY`` setting, default ``SIMILARITY``). The number of clusters follows from the threshold, never a fixed count, and no cluster can be a
-   catch-all: average linkage joins two groups only when their keywords are, on average, that close.
-4. Keywords that fit nowhere (a group of one entry) stay unclustered: they are left out of every
+3. Neighbours. Each vector is moved towards the mean of its ``NEIGHBOURS`` nearest vectors among
+   the keywords clustered together (``NEIGHBOUR_WEIGHT`` times that mean is added, then the sum is
+   normalized again). One short keyword's static embedding is noisy; its nearest keywords usually
+   share its intent, so this pulls a topic's keywords together before the cut.
+4. Hierarchy and cut. Average-linkage agglomerative clustering over cosine distances of the moved
+   vectors (``fastcluster``: scipy's algorithm and output in a 200 KB wheel), cut at the threshold
+   (``similarity``, the ``AI_CLUSTER_SIMILARITY`` setting, default ``SIMILARITY``). Moving vectors
+   towards their neighbours can also pull a word every keyword of a topic shares ("coffee") into
+   one catch-all, so each group is checked on the keywords' own vectors: one whose mean similarity
+   is below the threshold is cut again, alone, on those vectors. A cluster therefore holds keywords
+   that are, on average, at least that close in their own vectors. The number of clusters follows
+   from the threshold, never a fixed count.
+5. Keywords that fit nowhere (a group of one entry) stay unclustered: they are left out of every
    cluster, so no idea is generated (and no idea credit spent) for them.
-5. Names. A cluster is named after its highest-volume keyword (ties: the shorter, then the first
+6. Names. A cluster is named after its highest-volume keyword (ties: the shorter, then the first
    alphabetically), the convention users know from keyword clustering tools.
-6. More than ``BLOCK_SIZE`` entries (memory grows with the square of the count) are first split in
+7. More than ``BLOCK_SIZE`` entries (memory grows with the square of the count) are first split in
    two along their principal direction (principal direction divisive partitioning) until every part
    fits, and each part is clustered as above.
 
@@ -38,6 +45,8 @@ from inkwell.ai.types import ClusterDraft, KeywordInput
 
 # Tuned on the tuning half of bench/data/clustering_keywords.csv (bench/clustering.py).
 SIMILARITY = 0.325
+NEIGHBOURS = 2
+NEIGHBOUR_WEIGHT = 0.5
 BLOCK_SIZE = 4000
 _ROWS_PER_PASS = 512
 _POWER_ITERATIONS = 30
@@ -130,17 +139,45 @@ def _condensed_distances(vectors: np.ndarray) -> np.ndarray:
     return np.clip(distances, 0.0, 2.0, out=distances)
 
 
+def _towards_neighbours(vectors: np.ndarray) -> np.ndarray:
+    """Each row plus ``NEIGHBOUR_WEIGHT`` times the mean of its ``NEIGHBOURS`` most similar other rows, normalized."""
+    count = min(NEIGHBOURS, len(vectors) - 1)
+    moved = vectors.copy()
+    for start in range(0, len(vectors), _ROWS_PER_PASS):
+        block = vectors[start : start + _ROWS_PER_PASS] @ vectors.T
+        rows = np.arange(len(block))
+        block[rows, start + rows] = -np.inf
+        nearest = np.argpartition(-block, count - 1, axis=1)[:, :count]
+        moved[start : start + len(block)] += NEIGHBOUR_WEIGHT * vectors[nearest].mean(axis=1)
+    norms = np.linalg.norm(moved, axis=1, keepdims=True)
+    np.divide(moved, norms, out=moved, where=norms > 0)
+    return moved
+
+
 def _cluster_part(vectors: np.ndarray, similarity: float) -> list[list[int]]:
+    if len(vectors) == 1:
+        return [[0]]
+    groups = []
+    # The moved vectors propose the groups; the keywords' own vectors decide whether one stays whole.
+    for members in _cut(_towards_neighbours(vectors), similarity):
+        if len(members) > 1 and _mean_similarity(vectors[members]) < similarity:
+            groups.extend([members[index] for index in inner] for inner in _cut(vectors[members], similarity))
+        else:
+            groups.append(members)
+    return groups
+
+
+def _cut(vectors: np.ndarray, similarity: float) -> list[list[int]]:
     if len(vectors) == 1:
         return [[0]]
     tree = fastcluster.linkage(_condensed_distances(vectors), method="average")
     groups: dict[int, list[int]] = {}
-    for index, root in enumerate(cut(tree, len(vectors), distance=1.0 - similarity)):
+    for index, root in enumerate(tree_cut(tree, len(vectors), distance=1.0 - similarity)):
         groups.setdefault(int(root), []).append(index)
     return list(groups.values())
 
 
-def cut(tree: np.ndarray, count: int, *, distance: float) -> np.ndarray:
+def tree_cut(tree: np.ndarray, count: int, *, distance: float) -> np.ndarray:
     """For each of the ``count`` leaves of a monotone linkage ``tree``, the node of the largest group
     it joined at a height of at most ``distance`` (scipy's ``fcluster`` with ``criterion="distance"``)."""
     parent = np.arange(2 * count - 1)
@@ -152,6 +189,13 @@ def cut(tree: np.ndarray, count: int, *, distance: float) -> np.ndarray:
     for node in range(2 * count - 2, -1, -1):
         root[node] = root[parent[node]]
     return root[:count]
+
+
+def _mean_similarity(vectors: np.ndarray) -> float:
+    """The mean cosine similarity of every pair of (unit or zero) rows."""
+    count = len(vectors)
+    total = vectors.sum(axis=0)
+    return float((total @ total - np.einsum("ij,ij->", vectors, vectors)) / (count * (count - 1)))
 
 
 def _draft(entries: list[_Entry]) -> ClusterDraft:
