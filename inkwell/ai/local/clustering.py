@@ -14,7 +14,7 @@ How it works:
    normalized again). One short keyword's static embedding is noisy; its nearest keywords usually
    share its intent, so this pulls a topic's keywords together before the cut.
 4. Hierarchy and cut. Average-linkage agglomerative clustering over cosine distances of the moved
-   vectors (``fastcluster``: scipy's algorithm and output in a 200 KB wheel), cut at the threshold
+   vectors (``fastcluster``: scipy's algorithm and output in a 200 KB download), cut at the threshold
    (``similarity``, the ``AI_CLUSTER_SIMILARITY`` setting, default ``SIMILARITY``). Moving vectors
    towards their neighbours can also pull a word every keyword of a topic shares ("coffee") into
    one catch-all, so each group is checked on the keywords' own vectors: one whose mean similarity

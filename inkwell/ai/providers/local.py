@@ -2,7 +2,7 @@
 
 It needs no network, no API key and no model files beyond the one its ``wordllama`` dependency
 ships. Every operation is computed from its structured inputs with fixed rules, word lists,
-WordLlama vectors and scikit-learn / Pillow, so the same input
+WordLlama vectors, fastcluster and Pillow, so the same input
 always gives the same output, and the output is a starting point for a human editor:
 
 - keyword clustering groups keywords by meaning: WordLlama embeddings (a 256-dimension model
