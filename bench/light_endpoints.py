@@ -2,11 +2,13 @@
 """Light authenticated endpoints against a bare Django view (issue 20; docs/benchmarks.md, "Light authenticated endpoints").
 
     .venv/bin/python bench/light_endpoints.py [--rounds 3] [--seconds 5] [--connections 8]
-        [--servers gthread,sync,uvicorn] [--workers 2] [--port-base 20080]
+        [--servers gthread,sync,uvicorn] [--workers 2] [--port-base 20080] [--baseline DIR]
 
 For each server model it starts, side by side on loopback and with the same worker count, the bare
 reference (``bench/bare_app.py``: a Django JSON view and a DRF view) and Inkwell in the production
-profile (``DATABASE_URL``, ``REDIS_URL``, no ``DEBUG``, rate limits counted but never reached). The
+profile (``DATABASE_URL``, ``REDIS_URL``, no ``DEBUG``, rate limits counted but never reached), and
+with ``--baseline DIR`` a second Inkwell served from another checkout (``git archive REV | tar -x
+-C DIR``), so that before and after share every round. The
 same client, ``wrk`` (installed from Debian's packages when missing), loads each target in turn
 with ``--connections`` keep-alive connections for ``--seconds``; the targets alternate for
 ``--rounds`` rounds, so that every target samples the same moments of a shared machine. The
@@ -46,6 +48,7 @@ DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/14"
 SERVER_MODELS = ("sync", "gthread", "uvicorn")
 GTHREAD_THREADS = 4
 STARTUP_TIMEOUT_SECONDS = 30
+BASELINE_SUFFIX = " (baseline)"
 
 
 def seed() -> dict:
@@ -106,9 +109,9 @@ def server_command(model: str, *, wsgi: str, asgi: str, port: int, workers: int)
 
 
 @contextmanager
-def running_server(command: list[str], env: dict, log_path: Path, health_url: str):
+def running_server(command: list[str], env: dict, log_path: Path, health_url: str, cwd: Path = REPO_ROOT):
     with log_path.open("wb") as log:
-        process = subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
         while True:
@@ -145,8 +148,17 @@ def check_answers(targets: list[dict], seeded: dict) -> None:
     }
     for target in targets:
         status, body = fetch(target["url"], target["headers"])
-        if status != 200 or body.get("success") is not True or not expected[target["name"]](body):
+        if status != 200 or body.get("success") is not True or not expected[target["name"].removesuffix(BASELINE_SUFFIX)](body):
             raise SystemExit(f"{target['name']}: unexpected answer {status} {body}")
+
+
+def inkwell_targets(base_url: str, seeded: dict, *, suffix: str) -> list[dict]:
+    auth = {"Authorization": f"Bearer {seeded['token']}"}
+    return [
+        {"name": f"unread-count{suffix}", "url": f"{base_url}/api/v1/notifications/unread-count/", "headers": auth},
+        {"name": f"auth/me{suffix}", "url": f"{base_url}/api/v1/auth/me/", "headers": auth},
+        {"name": f"planner keywords{suffix}", "url": f"{base_url}/api/v1/planner/keywords/?site_id={seeded['site_id']}", "headers": auth},
+    ]
 
 
 def run_wrk(wrk: str, target: dict, *, seconds: int, connections: int) -> tuple[float, int]:
@@ -170,17 +182,17 @@ def machine_load() -> str:
 def measure_model(model: str, args, wrk: str, inkwell_env: dict, seeded: dict, log_dir: Path, port: int) -> tuple[dict[str, list[float]], dict[str, int]]:
     bare_env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
     bare_env["PYTHONPATH"] = str(REPO_ROOT)
-    bare_port, inkwell_port = port, port + 1
-    auth = {"Authorization": f"Bearer {seeded['token']}"}
+    bare_port, inkwell_port, baseline_port = port, port + 1, port + 2
     bare = f"http://127.0.0.1:{bare_port}"
     inkwell = f"http://127.0.0.1:{inkwell_port}"
+    baseline = f"http://127.0.0.1:{baseline_port}"
     targets = [
         {"name": "bare Django", "url": f"{bare}/django/", "headers": {}},
         {"name": "bare DRF", "url": f"{bare}/drf/", "headers": {}},
-        {"name": "unread-count", "url": f"{inkwell}/api/v1/notifications/unread-count/", "headers": auth},
-        {"name": "auth/me", "url": f"{inkwell}/api/v1/auth/me/", "headers": auth},
-        {"name": "planner keywords", "url": f"{inkwell}/api/v1/planner/keywords/?site_id={seeded['site_id']}", "headers": auth},
+        *inkwell_targets(inkwell, seeded, suffix=""),
     ]
+    if args.baseline:
+        targets += inkwell_targets(baseline, seeded, suffix=BASELINE_SUFFIX)
     with ExitStack() as stack:
         stack.enter_context(running_server(
             server_command(model, wsgi="bench.bare_app:application", asgi="bench.bare_app:asgi_application", port=bare_port, workers=args.workers),
@@ -190,6 +202,11 @@ def measure_model(model: str, args, wrk: str, inkwell_env: dict, seeded: dict, l
             server_command(model, wsgi="inkwell.wsgi", asgi="inkwell.asgi:application", port=inkwell_port, workers=args.workers),
             inkwell_env, log_dir / f"inkwell-{model}.log", f"{inkwell}/healthz",
         ))
+        if args.baseline:
+            stack.enter_context(running_server(
+                server_command(model, wsgi="inkwell.wsgi", asgi="inkwell.asgi:application", port=baseline_port, workers=args.workers),
+                inkwell_env, log_dir / f"baseline-{model}.log", f"{baseline}/healthz", cwd=args.baseline,
+            ))
         check_answers(targets, seeded)
         for target in targets:  # warm-up: every worker loads its code and opens its connections
             run_wrk(wrk, target, seconds=1, connections=args.connections)
@@ -234,7 +251,11 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--servers", default="sync,gthread,uvicorn", help=f"comma-separated, of {', '.join(SERVER_MODELS)}")
-    parser.add_argument("--port-base", type=int, default=20080, help="two loopback ports per server model from here")
+    parser.add_argument("--port-base", type=int, default=20080, help="three loopback ports per server model from here")
+    parser.add_argument(
+        "--baseline", type=Path, default=None,
+        help="another checkout of Inkwell (same migrations), served beside this one in the same run: before and after side by side",
+    )
     parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL)
     parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL") or DEFAULT_REDIS_URL)
     parser.add_argument("--seed", action="store_true", help=argparse.SUPPRESS)  # the child process that seeds
@@ -270,7 +291,7 @@ def main() -> None:
               f"{args.workers} workers per server; load average at start {machine_load()}", flush=True)
         results = {}
         for index, model in enumerate(models):
-            results[model] = measure_model(model, args, wrk, env, seeded, Path(data_dir), args.port_base + 2 * index)
+            results[model] = measure_model(model, args, wrk, env, seeded, Path(data_dir), args.port_base + 3 * index)
         if not report(results):
             raise SystemExit(1)
 

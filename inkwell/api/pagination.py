@@ -1,3 +1,4 @@
+from django.core.paginator import EmptyPage, PageNotAnInteger, Paginator
 from rest_framework import pagination
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
@@ -20,9 +21,42 @@ def _positive_int(request, name: str) -> int | None:
     return value
 
 
+class RowsFirstPaginator(Paginator):
+    """Reads the page before the count, and counts only when the page cannot tell the total.
+
+    A page with some rows but fewer than ``per_page`` is the last one, so the total is its offset
+    plus its rows; an empty first page means none at all. Most lists fit in one page, and their
+    count query (built, compiled and run) cost as much as the page itself. A full page, an empty
+    page past the first and ``page=last`` count as before.
+    """
+
+    def page(self, number):
+        number = self.validate_page_number(number)
+        bottom = (number - 1) * self.per_page
+        rows = list(self.object_list[bottom : bottom + self.per_page])
+        if len(rows) == self.per_page or (number > 1 and not rows):
+            self.validate_number(number)  # counts: 404 past the last page, as before
+        else:
+            self.count = bottom + len(rows)  # sets the cached_property: the count query never runs
+        return self._get_page(rows, number, self)
+
+    def validate_page_number(self, number) -> int:
+        """Django's ``validate_number`` without its upper bound, which needs the count."""
+        try:
+            if isinstance(number, float) and not number.is_integer():
+                raise ValueError
+            number = int(number)
+        except (TypeError, ValueError):
+            raise PageNotAnInteger(self.error_messages["invalid_page"]) from None
+        if number < 1:
+            raise EmptyPage(self.error_messages["min_page"])
+        return number
+
+
 class PageNumberPagination(pagination.PageNumberPagination):
     """``page`` (1-based) and ``page_size`` (default 20, larger values clamped to 100)."""
 
+    django_paginator_class = RowsFirstPaginator
     page_size = 20
     page_size_query_param = "page_size"
     max_page_size = MAX_PAGE_SIZE

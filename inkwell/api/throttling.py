@@ -1,9 +1,13 @@
 """Scoped rate limits (API-CONTRACT section 6), counted in the shared cache.
 
 A fixed one-minute window per (scope, user or client IP): the counter lives in the cache, so
-every server process counts against the same number. On Redis ``incr`` is atomic; the embedded
-database cache may undercount slightly under concurrent bursts, which the single-machine
+every server process counts against the same number. On Redis the count is one atomic script; the
+embedded database cache may undercount slightly under concurrent bursts, which the single-machine
 default accepts.
+
+A Bearer request's hit is usually counted during authentication, in the round trip that reads
+its principal (``inkwell.tenancy.principal``): ``counter_key`` names the counter there, and the
+throttle takes the count from ``request.counted_hit`` instead of counting again.
 """
 
 import logging
@@ -13,13 +17,23 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.cache import caches
-from django.core.cache.backends.redis import RedisCache
 from rest_framework.throttling import BaseThrottle
+
+from inkwell.api.cache import RedisCache
 
 logger = logging.getLogger(__name__)
 
 WINDOW_SECONDS = 60
 DEFAULT_SCOPE = "general"
+COUNTER_SECONDS = WINDOW_SECONDS + 5
+
+
+@dataclass(frozen=True)
+class CountedHit:
+    """A hit counted before the throttle ran: the counter's key and the count it reached."""
+
+    key: str
+    count: int
 
 
 @dataclass(frozen=True)
@@ -33,20 +47,29 @@ class RateLimitState:
 def _count_hit(key: str) -> int:
     backend = caches["default"]
     if isinstance(backend, RedisCache):
-        # One round trip instead of the three that add + incr take through the cache API: this runs
-        # on every request. Django's Redis cache stores integers unpickled, so the counter stays
-        # readable through the cache API.
-        full_key = backend.make_and_validate_key(key)
-        pipeline = backend._cache.get_client(full_key, write=True).pipeline(transaction=False)
-        pipeline.set(full_key, 0, ex=WINDOW_SECONDS + 5, nx=True)
-        pipeline.incr(full_key)
-        return pipeline.execute()[1]
-    backend.add(key, 0, timeout=WINDOW_SECONDS + 5)
+        return backend.count_hit(key, timeout=COUNTER_SECONDS)[0]
+    backend.add(key, 0, timeout=COUNTER_SECONDS)
     try:
         return backend.incr(key)
     except ValueError:  # the key expired between add and incr
-        backend.set(key, 1, timeout=WINDOW_SECONDS + 5)
+        backend.set(key, 1, timeout=COUNTER_SECONDS)
         return 1
+
+
+def _window_start(now: float) -> int:
+    return int(now // WINDOW_SECONDS) * WINDOW_SECONDS
+
+
+def _key(scope: str, ident: str, window_start: int) -> str:
+    return f"ratelimit:{scope}:{ident}:{window_start}"
+
+
+def counter_key(view, *, user_id: int) -> str | None:
+    """The counter this request of ``user_id`` to ``view`` will count in, for counting it early; None
+    when ``view`` is not limited by ``ScopedRateThrottle``."""
+    if not any(issubclass(throttle, ScopedRateThrottle) for throttle in getattr(view, "throttle_classes", ())):
+        return None
+    return _key(getattr(view, "throttle_scope", None) or DEFAULT_SCOPE, f"user:{user_id}", _window_start(time.time()))
 
 
 class ScopedRateThrottle(BaseThrottle):
@@ -58,13 +81,19 @@ class ScopedRateThrottle(BaseThrottle):
         user = request.user
         ident = f"user:{user.pk}" if user and user.is_authenticated else f"ip:{self.get_ident(request)}"
         now = time.time()
-        window_start = int(now // WINDOW_SECONDS) * WINDOW_SECONDS
+        window_start = _window_start(now)
+        key = _key(scope, ident, window_start)
+        counted = getattr(request._request, "counted_hit", None)
+        if counted is not None and counted.key == key:
+            request._request.counted_hit = None  # counted once: a second check counts again
+            count = counted.count
+        else:
+            try:
+                count = _count_hit(key)
+            except Exception:  # a cache outage must not take the API down with it
+                logger.warning("rate limit cache unavailable; request allowed", exc_info=True)
+                return True
         reset = window_start + WINDOW_SECONDS
-        try:
-            count = _count_hit(f"ratelimit:{scope}:{ident}:{window_start}")
-        except Exception:  # a cache outage must not take the API down with it
-            logger.warning("rate limit cache unavailable; request allowed", exc_info=True)
-            return True
         request._request.rate_limit = RateLimitState(scope, limit, max(0, limit - count), reset)
         self._wait = reset - now
         return count <= limit

@@ -6,21 +6,24 @@
 - A page is one statement, a deferred join: the subquery finds the page's ids with an
   index-only scan in the requested order (cheap even at page 2,000), and only those rows are
   read and joined to their sector.
-- Rows come from ``values()`` with plain columns; the difficulty band's label is looked up in
-  ``DIFFICULTY_LABELS`` (one tuple index per row). A SQL ``CASE`` would give the same labels,
-  but compiling its expressions cost more Python time per request (about 1.5 ms) than the
-  whole page's SQL (bench/keywords_library.py measures both).
+- The list's count and page are plain SQL: building and compiling their querysets cost the ORM
+  more Python time per request than PostgreSQL spent running them (bench/keywords_library.py
+  measures both). The search is Django's own ``icontains`` SQL, which the trigram index serves.
+- The difficulty band's label is looked up in ``DIFFICULTY_LABELS`` (one tuple index per row).
+  A SQL ``CASE`` would give the same labels, but compiling its expressions cost more Python time
+  per request (about 1.5 ms) than the whole page's SQL.
 """
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from django.db.models import F, Q, QuerySet, Sum
+from django.db import connection
+from django.db.models import F, Q, Sum
 from rest_framework.exceptions import NotFound
 
 from inkwell.keywords.models import BAND_RANGES, DIFFICULTY_LABELS, SeedKeyword, SeedKeywordStats
 from inkwell.tenancy.access import can_access_site
-from inkwell.tenancy.models import Account, Sector, Site
+from inkwell.tenancy.models import Account, IndustrySector, Sector, Site
 
 ORDERING_FIELDS = ("keyword", "volume", "difficulty", "country")
 DEFAULT_ORDERING = "-volume"
@@ -57,42 +60,65 @@ class LibraryFilters:
         return bool(self.search) or self.volume_min is not None or self.volume_max is not None
 
 
-def _common_conditions(filters: LibraryFilters, *, band_field: str) -> Q:
-    conditions = Q()
+def _sql_conditions(filters: LibraryFilters, *, table: str, band_column: str | None) -> tuple[list[str], list]:
+    """The filters as SQL conditions on ``table`` and their parameters: on the keywords
+    (``band_column`` None), or on the totals table, whose ``band_column`` holds the band and which
+    has no keyword or volume to filter."""
+    conditions, params = [], []
     if filters.sector_ids is not None:
-        conditions &= Q(industry_sector_id__in=filters.sector_ids)
+        conditions.append(f"{table}.industry_sector_id IN ({', '.join(['%s'] * len(filters.sector_ids))})")
+        params += filters.sector_ids
     if filters.country:
-        conditions &= Q(country=filters.country)
+        conditions.append(f"{table}.country = %s")
+        params.append(filters.country)
     if filters.is_high_opportunity is not None:
-        conditions &= Q(is_high_opportunity=filters.is_high_opportunity)
+        conditions.append(f"{table}.is_high_opportunity = %s")
+        params.append(filters.is_high_opportunity)
     if filters.is_paid is not None:
-        conditions &= Q(is_paid=filters.is_paid)
+        conditions.append(f"{table}.is_paid = %s")
+        params.append(filters.is_paid)
     if filters.difficulty is not None:
-        if band_field == "difficulty":
-            low, high = BAND_RANGES[filters.difficulty]
-            conditions &= Q(difficulty__gte=low, difficulty__lte=high)
+        if band_column is None:
+            conditions.append(f"{table}.difficulty >= %s AND {table}.difficulty <= %s")
+            params += BAND_RANGES[filters.difficulty]
         else:
-            conditions &= Q(difficulty_band=filters.difficulty)
-    return conditions
+            conditions.append(f"{table}.{band_column} = %s")
+            params.append(filters.difficulty)
+    if band_column is None:
+        if filters.search:
+            # Django's icontains, so that the trigram index on UPPER(keyword::text) serves it on PostgreSQL.
+            column = connection.ops.lookup_cast("icontains", "CharField") % f"{table}.keyword"
+            conditions.append(f"{column} {connection.operators['icontains'] % '%s'}")
+            params.append(f"%{connection.ops.prep_for_like_query(filters.search)}%")
+        if filters.volume_min is not None:
+            conditions.append(f"{table}.volume >= %s")
+            params.append(filters.volume_min)
+        if filters.volume_max is not None:
+            conditions.append(f"{table}.volume <= %s")
+            params.append(filters.volume_max)
+    return conditions, params
 
 
-def library_keywords(filters: LibraryFilters) -> QuerySet:
-    """The keywords matching every filter, unordered."""
-    conditions = _common_conditions(filters, band_field="difficulty")
-    if filters.search:
-        conditions &= Q(keyword__icontains=filters.search)
-    if filters.volume_min is not None:
-        conditions &= Q(volume__gte=filters.volume_min)
-    if filters.volume_max is not None:
-        conditions &= Q(volume__lte=filters.volume_max)
-    return SeedKeyword.objects.filter(conditions)
+def _table(model) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+def _where(conditions: list[str]) -> str:
+    return f"WHERE {' AND '.join(conditions)}" if conditions else ""
 
 
 def library_count(filters: LibraryFilters) -> int:
+    if filters.sector_ids == ():
+        return 0
     if filters.needs_keyword_count:
-        return library_keywords(filters).count()
-    totals = SeedKeywordStats.objects.filter(_common_conditions(filters, band_field="difficulty_band"))
-    return totals.aggregate(total=Sum("total"))["total"] or 0
+        conditions, params = _sql_conditions(filters, table="k", band_column=None)
+        statement = f"SELECT COUNT(*) FROM {_table(SeedKeyword)} k {_where(conditions)}"
+    else:
+        conditions, params = _sql_conditions(filters, table="t", band_column="difficulty_band")
+        statement = f"SELECT SUM(t.total) FROM {_table(SeedKeywordStats)} t {_where(conditions)}"
+    with connection.cursor() as cursor:
+        cursor.execute(statement, params)
+        return cursor.fetchone()[0] or 0
 
 
 def _order_by(ordering: str) -> list:
@@ -102,19 +128,55 @@ def _order_by(ordering: str) -> list:
     return [f"-{field}", "-id"] if descending else [field, "id"]
 
 
+def _sql_order_by(ordering: str, table: str) -> str:
+    return ", ".join(f"{table}.{name.lstrip('-')} {'DESC' if name.startswith('-') else 'ASC'}" for name in _order_by(ordering))
+
+
+# The page's columns in LIBRARY_ITEM_FIELDS' order: (table alias, model, field name).
+_PAGE_COLUMNS = tuple(
+    ("s", IndustrySector, "name") if name == "industry_sector_name" else ("k", SeedKeyword, name) for name in LIBRARY_ITEM_FIELDS
+)
+
+
+def _page_converters() -> list[tuple[int, list]]:
+    """The converters the ORM would apply to each column on this database (SQLite's booleans and
+    datetimes; none on PostgreSQL), as the compiler's ``apply_converters`` runs them."""
+    converters = []
+    for index, (alias, model, name) in enumerate(_PAGE_COLUMNS):
+        column = model._meta.get_field(name).get_col(alias)
+        found = connection.ops.get_db_converters(column) + column.get_db_converters(connection)
+        if found:
+            converters.append((index, [(converter, column) for converter in found]))
+    return converters
+
+
 def library_page(filters: LibraryFilters, offset: int, limit: int) -> list[dict]:
     """One page of items in the requested order, in one statement (see the module docstring)."""
-    order = _order_by(filters.ordering)
-    page_ids = library_keywords(filters).order_by(*order).values("id")[offset : offset + limit]
-    rows = (
-        SeedKeyword.objects.filter(id__in=page_ids)
-        .order_by(*order)
-        .values(*(field for field in LIBRARY_ITEM_FIELDS if field != "industry_sector_name"), industry_sector_name=F("industry_sector__name"))
+    if filters.sector_ids == () or limit <= 0:
+        return []
+    conditions, params = _sql_conditions(filters, table="k", band_column=None)
+    columns = ", ".join(f"{alias}.{model._meta.get_field(name).column}" for alias, model, name in _PAGE_COLUMNS)
+    keywords = _table(SeedKeyword)
+    statement = (
+        f"SELECT {columns} FROM {keywords} k INNER JOIN {_table(IndustrySector)} s ON s.id = k.industry_sector_id "
+        f"WHERE k.id IN (SELECT k.id FROM {keywords} k {_where(conditions)} ORDER BY {_sql_order_by(filters.ordering, 'k')} "
+        f"LIMIT %s OFFSET %s) ORDER BY {_sql_order_by(filters.ordering, 'k')}"
     )
+    with connection.cursor() as cursor:
+        cursor.execute(statement, [*params, limit, offset])
+        rows = cursor.fetchall()
+    converters = _page_converters()
+    difficulty = LIBRARY_ITEM_FIELDS.index("difficulty")
     items = []
     for row in rows:
-        row["difficulty"] = DIFFICULTY_LABELS[row["difficulty"]]  # the spec's name for the band
-        items.append({field: row[field] for field in LIBRARY_ITEM_FIELDS})  # the spec's field order
+        if converters:
+            row = list(row)
+            for index, column_converters in converters:
+                for converter, column in column_converters:
+                    row[index] = converter(row[index], column, connection)
+        item = dict(zip(LIBRARY_ITEM_FIELDS, row, strict=True))
+        item["difficulty"] = DIFFICULTY_LABELS[row[difficulty]]  # the spec's name for the band
+        items.append(item)
     return items
 
 

@@ -55,6 +55,15 @@ class NotificationAdmin(AllAccountsAdmin):
     def has_change_permission(self, request, obj=None):
         return False
 
+    def delete_model(self, request, obj):
+        super().delete_model(request, obj)
+        services.forget_unread_counts(account_ids=[obj.account_id])
+
+    def delete_queryset(self, request, queryset):
+        account_ids = set(queryset.values_list("account_id", flat=True))
+        super().delete_queryset(request, queryset)
+        services.forget_unread_counts(account_ids=account_ids)
+
     def may_announce(self, request) -> bool:
         return request.user.has_perm(ANNOUNCE_PERMISSION)
 

@@ -1,3 +1,5 @@
+from importlib import import_module
+
 from django.apps import AppConfig
 
 
@@ -5,3 +7,6 @@ class NotificationsConfig(AppConfig):
     name = "inkwell.notifications"
     label = "notifications"
     verbose_name = "Notifications"
+
+    def ready(self):
+        import_module("inkwell.notifications.signals")

@@ -3,13 +3,27 @@
 Read and deleted are each member's own (``NotificationReceipt``): the querysets here carry the
 caller's state as the annotations ``is_read`` and ``read_at``, correlated subqueries on the caller's
 receipt, so a page of notifications costs one query however many rows it holds.
+
+Each member's unread count is kept on Redis, per the sites they see, as a versioned count
+(``inkwell.api.cache``): every write to an account's notifications or receipts bumps the account's
+version (``services``), and a count computed before a bump is never stored after it.
 """
 
+import hashlib
+import logging
+
+from django.core.cache import caches
 from django.db import connection
 from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
 
+from inkwell.api.cache import RedisCache
 from inkwell.notifications.models import CATEGORY_BY_TYPE, TYPES_BY_CATEGORY, Notification, NotificationReceipt
 from inkwell.tenancy.models import Account, User
+
+logger = logging.getLogger(__name__)
+
+# Longest life of a kept unread count: every write forgets it at once, this only bounds the memory.
+UNREAD_COUNT_SECONDS = 600
 
 
 def receipt_of(user: User) -> QuerySet:
@@ -69,10 +83,42 @@ def _unread_count_sql(site_count: int | None) -> str:
     )
 
 
-def unread_count(account: Account, *, user: User, site_ids: frozenset[int] | None) -> int:
-    """``notification_list(..., is_read=False).count()`` as one plain statement: the console polls it,
-    and building that queryset cost several times its SQL. tests/test_services.py checks that the two agree."""
-    sorted_sites = [] if site_ids is None else sorted(site_ids)
+def _counted_unread(account_id: int, user_id: int, sorted_sites: list[int] | None) -> int:
     with connection.cursor() as cursor:
-        cursor.execute(_unread_count_sql(None if site_ids is None else len(sorted_sites)), [account.pk, user.pk, *sorted_sites, user.pk])
+        cursor.execute(_unread_count_sql(None if sorted_sites is None else len(sorted_sites)), [account_id, user_id, *(sorted_sites or []), user_id])
         return cursor.fetchone()[0]
+
+
+def unread_version_key(account_id: int) -> str:
+    """The version of every unread count kept for the members of ``account_id``."""
+    return f"notifications:unread-version:{account_id}"
+
+
+def _unread_key(account_id: int, user_id: int, sorted_sites: list[int] | None) -> str:
+    sites = "all" if sorted_sites is None else hashlib.blake2b(repr(sorted_sites).encode(), digest_size=8).hexdigest()
+    return f"notifications:unread:{account_id}:{user_id}:{sites}"
+
+
+def unread_count(account: Account, *, user: User, site_ids: frozenset[int] | None) -> int:
+    """``notification_list(..., is_read=False).count()``: kept on Redis (one round trip, no query)
+    until a write bumps the account's version; counted by one plain statement otherwise, as the
+    console polls it and building that queryset cost several times its SQL. tests/test_services.py
+    checks that the count agrees with the list."""
+    sorted_sites = None if site_ids is None else sorted(site_ids)
+    backend = caches["default"]
+    if not isinstance(backend, RedisCache):
+        return _counted_unread(account.pk, user.pk, sorted_sites)
+    version_key, key = unread_version_key(account.pk), _unread_key(account.pk, user.pk, sorted_sites)
+    try:
+        version, kept = backend.get_versioned_count(version_key, key)
+    except Exception:  # a cache outage must not take the count down with it
+        logger.warning("unread counts unavailable; counting", exc_info=True)
+        return _counted_unread(account.pk, user.pk, sorted_sites)
+    if kept is not None:
+        return kept
+    count = _counted_unread(account.pk, user.pk, sorted_sites)
+    try:
+        backend.set_versioned_count(version_key, version, key, count, timeout=UNREAD_COUNT_SECONDS)
+    except Exception:
+        logger.warning("unread counts unavailable; not kept", exc_info=True)
+    return count

@@ -8,6 +8,7 @@ from django.db import connection
 from django.db.models import Exists, QuerySet
 from django.utils import timezone
 
+from inkwell.api.cache import forget_versions
 from inkwell.notifications import selectors
 from inkwell.notifications.models import Notification, NotificationReceipt, NotificationType, Severity
 from inkwell.tenancy.models import Account, Site, User
@@ -70,6 +71,7 @@ def notify(
         )
     )
     notification.save()
+    forget_unread_counts(account_ids=[account.pk])
     return notification
 
 
@@ -91,7 +93,14 @@ def broadcast_system_info(title: str, message: str, *, accounts: Iterable[Accoun
     ]
     # One transaction for every batch (bulk_create's own), so an announcement reaches all or none.
     Notification.objects.bulk_create(rows, batch_size=BROADCAST_BATCH_SIZE)
+    forget_unread_counts(account_ids=account_ids)
     return len(rows)
+
+
+def forget_unread_counts(*, account_ids: Iterable[int]) -> None:
+    """The kept unread counts of every member of these accounts are stale: after any write to their
+    notifications or receipts (``selectors.unread_count``)."""
+    forget_versions([selectors.unread_version_key(account_id) for account_id in account_ids])
 
 
 def _inbox(account: Account, user: User) -> QuerySet:
@@ -120,7 +129,9 @@ def _stamp(account: Account, notifications: QuerySet, *, user: User, field: str)
     at = NotificationReceipt._meta.get_field(field).get_db_prep_value(now, connection)
     with connection.cursor() as cursor:
         cursor.execute(insert, [user.pk, at, *params])
-        return stamped + cursor.rowcount
+        inserted = cursor.rowcount
+    forget_unread_counts(account_ids=[account.pk])
+    return stamped + inserted
 
 
 def mark_read(account: Account, notification_id: int, *, user: User) -> Notification:

@@ -6,8 +6,8 @@ from django.utils import timezone
 from rest_framework import authentication
 from rest_framework.exceptions import AuthenticationFailed, PermissionDenied
 
+from inkwell.api import throttling
 from inkwell.api.exceptions import CsrfFailed
-
 from inkwell.tenancy import api_keys, tokens
 from inkwell.tenancy.models import ApiKey
 
@@ -31,7 +31,12 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
         if token is None:
             return None
         payload = tokens.decode(token, tokens.ACCESS)
-        return tokens.user_for_payload(payload), payload
+        view = request.parser_context.get("view") if request.parser_context else None
+        counter_key = throttling.counter_key(view, user_id=payload["user_id"]) if view is not None else None
+        user, count = tokens.user_for_payload_counting_hit(payload, counter_key=counter_key)
+        if count is not None:  # counted with the principal: the throttle uses this count
+            request._request.counted_hit = throttling.CountedHit(counter_key, count)
+        return user, payload
 
     def authenticate_header(self, request):
         return 'Bearer realm="api"'

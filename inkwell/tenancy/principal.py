@@ -12,6 +12,9 @@ or delete of the user, their account, subscription, plan or role (``inkwell.tena
 ``forget`` from the writes that bypass ``save`` (``tokens.revoke_all_tokens``: logout, password
 change and reset, deactivation). A token whose version differs from the cached one reads the
 database, so a cache that missed an invalidation can never accept an older token than the database.
+
+On Redis a Bearer request reads its principal in the round trip that counts its rate-limit hit
+(``user_counting_hit``); the throttle then takes that count.
 """
 
 import hashlib
@@ -19,9 +22,11 @@ import logging
 from collections.abc import Iterable
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import cache, caches
 
 from inkwell.api import cache as cached_values
+from inkwell.api.cache import RedisCache
+from inkwell.api.throttling import COUNTER_SECONDS
 from inkwell.tenancy.models import Account, Plan, Role, Subscription, User
 
 logger = logging.getLogger(__name__)
@@ -87,27 +92,38 @@ def user(user_id: int, *, token_version: int) -> User | None:
     From the cache when its entry carries ``token_version``; otherwise from the database, and then
     cached when the user is active and of that version. The caller still checks both.
     """
+    return user_counting_hit(user_id, token_version=token_version, counter_key=None)[0]
+
+
+def user_counting_hit(user_id: int, *, token_version: int, counter_key: str | None) -> tuple[User | None, int | None]:
+    """``user``, and on Redis the rate-limit hit of the request counted in the same round trip:
+    (user, the counter's new value), or (user, None) when nothing was counted."""
     timeout = settings.INKWELL_PRINCIPAL_CACHE_SECONDS
     if not timeout:
-        return _load(user_id)
+        return _load(user_id), None
     db = User.dangerously_unscoped.db
     key = cache_key(user_id)
+    backend = caches["default"]
+    count = None
     try:
-        rows = cache.get(key)
+        if counter_key is not None and isinstance(backend, RedisCache):
+            count, rows = backend.count_hit(counter_key, timeout=COUNTER_SECONDS, read_key=key)
+        else:
+            rows = cache.get(key)
     except Exception:  # a cache outage must not take authentication down with it
         logger.warning("principal cache unavailable; reading the database", exc_info=True)
-        return _load(user_id)
+        return _load(user_id), None
     if rows is not None:
         cached = _user_from_rows(rows, db)
         if cached.token_version == token_version:
-            return cached
+            return cached, count
     loaded = _load(user_id)
     if loaded is not None and loaded.is_active and loaded.token_version == token_version:
         try:
             cache.set(key, _rows(loaded), timeout=timeout)
         except Exception:
             logger.warning("principal cache unavailable; not cached", exc_info=True)
-    return loaded
+    return loaded, count
 
 
 def forget(user_ids: Iterable[int]) -> None:

@@ -105,10 +105,16 @@ def decode(token: str, expected_type: str) -> dict:
 def user_for_payload(payload: dict) -> User:
     """The active user the token names, if the token is still of the user's current version; with
     account, subscription, plan and role, usually from the principal cache."""
-    user = principal.user(payload["user_id"], token_version=payload["ver"])
+    return user_for_payload_counting_hit(payload, counter_key=None)[0]
+
+
+def user_for_payload_counting_hit(payload: dict, *, counter_key: str | None) -> tuple[User, int | None]:
+    """``user_for_payload``, with the request's rate-limit hit counted in the principal's round trip
+    (``principal.user_counting_hit``): (user, count or None)."""
+    user, count = principal.user_counting_hit(payload["user_id"], token_version=payload["ver"], counter_key=counter_key)
     if user is None or not user.is_active or user.token_version != payload["ver"] or user.account_id != payload.get("account_id"):
         raise AuthenticationFailed("Invalid token", code="invalid_token")
-    return user
+    return user, count
 
 
 def rotate_refresh_token(raw_token: str) -> tuple[User, dict]:

@@ -4,7 +4,9 @@ values clamped to 100), inside ``{success, count, next, previous, results}``."""
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from django.core.paginator import EmptyPage
 
+from inkwell.api.pagination import RowsFirstPaginator
 from inkwell.api.tests import assert_error
 from inkwell.api.tests.urls_for_tests import NUMBER_COUNT, PREFIX
 from inkwell.tenancy.models import Site
@@ -117,3 +119,56 @@ def test_real_list_endpoint_uses_the_list_envelope_and_page_size(tenant, as_user
     assert body["count"] == 4
     assert len(body["results"]) == 3
     assert query_of(body["next"])["page"] == ["2"]
+
+
+def extra_sites(tenant, count: int) -> None:
+    Site.objects.bulk_create(
+        Site(account=tenant.account, name=f"Extra {n}", domain=f"extra{n}.example.com", slug=f"extra-{n}-{tenant.account.pk}") for n in range(count)
+    )
+
+
+def sites_of(tenant):
+    return Site.objects.for_account(tenant.account).order_by("pk")
+
+
+def test_a_page_shorter_than_the_page_size_tells_the_total_without_a_count_query(tenant, django_assert_num_queries):
+    extra_sites(tenant, 6)  # 7 with the tenant's own site
+    paginator = RowsFirstPaginator(sites_of(tenant), 3)
+
+    with django_assert_num_queries(1):
+        page = paginator.page(3)
+        assert paginator.count == 7
+        assert paginator.num_pages == 3
+
+    assert [site.pk for site in page] == list(sites_of(tenant).values_list("pk", flat=True))[6:]
+    assert not page.has_next()
+
+
+def test_an_empty_first_page_is_a_count_of_zero_without_a_count_query(tenant, django_assert_num_queries):
+    paginator = RowsFirstPaginator(sites_of(tenant).filter(pk=0), 20)
+
+    with django_assert_num_queries(1):
+        page = paginator.page(1)
+        assert paginator.count == 0
+
+    assert list(page) == []
+
+
+def test_a_full_page_still_counts_the_whole_list(tenant, django_assert_num_queries):
+    extra_sites(tenant, 6)
+    paginator = RowsFirstPaginator(sites_of(tenant), 7)
+
+    with django_assert_num_queries(2):
+        page = paginator.page(1)
+        assert paginator.count == 7
+        assert len(page) == 7
+    assert not page.has_next()
+
+
+def test_a_page_past_the_last_is_refused_after_counting(tenant):
+    extra_sites(tenant, 2)
+
+    with pytest.raises(EmptyPage):
+        RowsFirstPaginator(sites_of(tenant), 3).page(2)
+    with pytest.raises(EmptyPage):
+        RowsFirstPaginator(sites_of(tenant), 3).page(0)

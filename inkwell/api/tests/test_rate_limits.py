@@ -5,8 +5,12 @@ throttle's clock is frozen in the middle of a window (``clock``), so no test str
 boundary, and moved on explicitly where a test needs the next window.
 """
 
-import pytest
+import uuid
 
+import pytest
+from django.core.cache import caches
+
+from inkwell.api.cache import RedisCache
 from inkwell.api.tests import FrozenClock, assert_error, freeze_throttle_clock
 from inkwell.api.tests.urls_for_tests import PREFIX
 
@@ -206,3 +210,65 @@ def test_reset_header_is_the_end_of_the_current_minute(tenant, as_user, clock):
     reset = int(response["X-RateLimit-Reset"])
     assert reset % 60 == 0
     assert 0 < reset - clock.now <= 60
+
+
+# one round trip on Redis: the hit counted with the principal
+
+
+@pytest.fixture
+def redis_cache():
+    backend = caches["default"]
+    if not isinstance(backend, RedisCache):
+        pytest.skip("the production profile's Redis cache (REDIS_URL)")
+    return backend
+
+
+class RedisCommands:
+    """Passes every command through to the real client and records its name."""
+
+    def __init__(self, client):
+        self.names: list[str] = []
+        self._execute = client.execute_command
+
+    def __call__(self, *args, **options):
+        self.names.append(str(args[0]).upper())
+        return self._execute(*args, **options)
+
+
+def test_count_hit_creates_the_counter_with_its_expiry_and_reads_the_other_key(redis_cache):
+    counter, other = f"test-hits-{uuid.uuid4().hex}", f"test-value-{uuid.uuid4().hex}"
+    redis_cache.set(other, ("a", 1), timeout=60)
+
+    assert redis_cache.count_hit(counter, timeout=30) == (1, None)
+    assert redis_cache.count_hit(counter, timeout=30, read_key=other) == (2, ("a", 1))
+    assert redis_cache.count_hit(counter, timeout=30, read_key=f"{other}-missing") == (3, None)
+    assert redis_cache.get(counter) == 3  # an integer the cache API reads
+    assert 0 < redis_cache._cache.get_client(write=True).ttl(redis_cache.make_key(counter)) <= 30
+
+
+def test_a_bearer_request_counts_its_hit_in_the_round_trip_that_reads_its_principal(tenant, as_user, clock, limits, settings, redis_cache, monkeypatch):
+    settings.INKWELL_PRINCIPAL_CACHE_SECONDS = 300
+    limits(general=5)
+    client = as_user(tenant.owner)
+    client.get(ME)  # caches the principal
+    redis_client = redis_cache._cache.get_client(write=True)
+    commands = RedisCommands(redis_client)
+    monkeypatch.setattr(redis_client, "execute_command", commands)
+
+    response = client.get(ME)
+
+    assert response.status_code == 200
+    assert commands.names == ["EVALSHA"]
+    assert_rate_headers(response, limit=5, remaining=3, reset=clock.reset)
+
+
+def test_a_hit_counted_with_the_principal_is_still_refused_over_the_limit(tenant, as_user, clock, limits, settings, redis_cache):
+    settings.INKWELL_PRINCIPAL_CACHE_SECONDS = 300
+    limits(general=2)
+    client = as_user(tenant.owner)
+
+    responses = [client.get(ME) for _ in range(3)]
+
+    assert [response.status_code for response in responses[:2]] == [200, 200]
+    assert [response["X-RateLimit-Remaining"] for response in responses[:2]] == ["1", "0"]
+    assert_throttled(responses[2], limit=2, clock=clock)
