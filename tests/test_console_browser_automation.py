@@ -50,6 +50,11 @@ def deployment():
             yield env, server
 
 
+def site_id(page) -> str:
+    """The site the header's workspace tabs are for."""
+    return page.get_by_role("navigation", name="Workspace").get_by_role("link", name="Automation").get_attribute("href").split("/")[3]
+
+
 def run_status(page) -> str:
     return page.locator("#run-live").get_attribute("data-status")
 
@@ -127,6 +132,7 @@ def test_an_automation_run_from_the_configuration_form_to_its_completed_view_wit
     assert page.locator("#run-stages tbody tr").count() == 7
     assert not page.get_by_role("button", name="Pause").count()
     screens.capture("35-automation-run-completed")
+    run_url = page.url
     # The README's picture of a run (docs/console-run.png is a copy): the first screenful of it.
     page.screenshot(path=str(output_dir / "console-run.png"))
     assert "Run completed" in page.locator(".run-log").inner_text()
@@ -143,7 +149,18 @@ def test_an_automation_run_from_the_configuration_form_to_its_completed_view_wit
     assert page.locator("#transactions tbody tr").count() >= 2
     screens.capture("37-credits")
 
+    # The same screens on a phone, 360 px wide: no sideways scrolling (wide tables scroll in their frame).
+    phone = browser.new_context(viewport={"width": 360, "height": 780}, storage_state=context.storage_state())
+    phone_page = phone.new_page()
+    phone_screens = Screens(phone_page, output_dir, base)
+    for name, url in (("automation", base + f"/app/sites/{site_id(page)}/automation/"), ("run", run_url), ("credits", base + "/app/credits/")):
+        phone_page.goto(url)
+        phone_screens.capture(f"38-phone-{name}")
+        assert phone_page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"), f"{name} scrolls sideways at 360 px"
+    phone.close()
+
+    screens.report.update({f"phone {name}": items for name, items in phone_screens.report.items()})
     screens.save("axe-report-automation.json")
     assert not screens.serious(), f"axe found serious or critical violations: {json.dumps(screens.serious(), indent=1)}"
-    assert not screens.foreign_requests, "the console fetched from another host"
+    assert not screens.foreign_requests + phone_screens.foreign_requests, "the console fetched from another host"
     context.close()
