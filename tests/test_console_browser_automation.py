@@ -13,8 +13,12 @@ import json
 
 import pytest
 
+from tests import test_console_browser as part_one
 from tests.live_server import celery_worker, gunicorn_server, manage, server_environment
-from tests.test_console_browser import JOB_TIMEOUT_MS, PASSWORD, TIMEOUT_MS, Screens, browser, chromium_path, output_dir, press, type_into  # noqa: F401  (fixtures)
+from tests.test_console_browser import JOB_TIMEOUT_MS, PASSWORD, TIMEOUT_MS, Screens, press, type_into
+
+# The browser, its executable and the screenshot folder are part 1's fixtures, shared.
+chromium_path, browser, output_dir = part_one.chromium_path, part_one.browser, part_one.output_dir
 
 pytestmark = [pytest.mark.live_server_process, pytest.mark.browser]
 

@@ -219,7 +219,7 @@ class RunControlView(ConsoleView):
 
     module = "automation"
     model = AutomationRun
-    control = staticmethod(services.pause_run)
+    control: staticmethod  # the automation service that changes the run's state
 
     def post(self, request, pk):
         run = get_scoped(AutomationRun, request, pk, queryset=scoped(AutomationRun, request).select_related("site"))
