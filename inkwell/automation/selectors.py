@@ -124,7 +124,8 @@ def _projection(pipeline: Pipeline, first_stage: int = 1, *, snapshot: dict, bud
             if limit is not None and credits + cost > limit:
                 spent += credits
                 return taken, credits, True
-            taken, credits = taken + batch, credits + cost
+            taken.extend(batch)  # in place: a new list per batch made a long queue quadratic
+            credits += cost
         spent += credits
         return taken, credits, False
 
