@@ -6,8 +6,9 @@ rows behind its list.
 
 On a fresh deployment (``tests.live_server.server_environment``; the embedded SQLite profile, or
 PostgreSQL with ``--postgres``), in a child process of this script: one site holding ``--rows``
-library keywords, planner keywords, clusters, ideas, tasks, articles, revisions of one article and
-notifications (inkwell/console/tests/seed.py). Each page is requested ``--requests`` times by its
+library keywords, planner keywords, clusters, ideas, tasks, articles, revisions of one article,
+notifications, automation runs and one run's log lines, and credit charges with their transactions
+(inkwell/console/tests/seed.py). Each page is requested ``--requests`` times by its
 owner through Django's full request cycle (middleware, session, templates; no network), after one
 warm-up request; the API list of the same rows is timed the same way beside it, so the ratio
 console/API shows what the HTML costs over the JSON. Prints JSON: per page p50/p95 in
@@ -41,6 +42,10 @@ API_TWINS = {
     "content-list": "/api/v1/writer/content/?site_id={site}&page_size=50",
     "notifications": "/api/v1/notifications/?page_size=30",
     "library": "/api/v1/keywords-library/?sector_ids={industry_sector}&page_size=50",
+    "automation": "/api/v1/automation/estimate/?site_id={site}",
+    "automation-runs": "/api/v1/automation/runs/?site_id={site}&page_size=25",
+    "automation-run": "/api/v1/automation/runs/{run}/?site_id={site}",
+    "credits": "/api/v1/billing/transactions/?page_size=30",
 }
 
 
@@ -99,7 +104,7 @@ def inner(args) -> dict:
         timing, queries, status = timed(console, path, args.requests)
         row = {"path": path, "status": status, **timing, "queries": queries}
         if name in API_TWINS:
-            api_path = API_TWINS[name].format(site=site.pk, industry_sector=seeded.sector.industry_sector_id)
+            api_path = API_TWINS[name].format(site=site.pk, industry_sector=seeded.sector.industry_sector_id, run=seeded.run.pk)
             api_timing, api_queries, api_status = timed(api, api_path, args.requests, **bearer)
             row["api"] = {"path": api_path, "status": api_status, **api_timing, "queries": api_queries}
             row["ratio_console_to_api"] = round(timing["p50_ms"] / api_timing["p50_ms"], 2)

@@ -53,8 +53,9 @@ def estimate(site: Site) -> dict:
     pipeline = Pipeline.of(site)
     ledger = CreditLedger.objects.for_account(site.account_id).first()
     available = ledger.available if ledger else 0
-    budget = sum(row["credits"] for row in _projection(pipeline))
-    rows = _projection(pipeline, budget=budget)
+    snapshot = _pending_now(pipeline)
+    budget = sum(row["credits"] for row in _projection(pipeline, snapshot=snapshot))
+    rows = _projection(pipeline, budget=budget, snapshot=snapshot)
     total = sum(row["credits"] for row in rows)
     return {"estimated_credits": total, "current_balance": available, "sufficient": total <= available, "budget": budget, "stages": rows}
 
@@ -62,10 +63,26 @@ def estimate(site: Site) -> dict:
 def remaining_credits(site: Site, *, from_stage: int) -> int:
     """What the stages from ``from_stage`` on would spend with no budget split, the earlier ones
     making nothing more: the engine's budget of the rest of a run once clustering is done."""
-    return sum(row["credits"] for row in _projection(Pipeline.of(site), first_stage=from_stage))
+    pipeline = Pipeline.of(site)
+    return sum(row["credits"] for row in _projection(pipeline, first_stage=from_stage, snapshot=_pending_now(pipeline)))
 
 
-def _projection(pipeline: Pipeline, first_stage: int = 1, *, budget: int | None = None, new_clusters: int = 0) -> list[dict]:
+def _pending_now(pipeline: Pipeline) -> dict[int, int | list]:
+    """What each stage has pending now: counts, and for stages 4 and 6 the items' article lengths
+    and contents (a queue's order decides what a per-run limit takes). Read once per estimate:
+    its projections all start from the same data."""
+    return {
+        1: STAGES[1].pending(pipeline).count(),
+        2: STAGES[2].pending(pipeline).count(),
+        3: STAGES[3].pending(pipeline).count(),
+        4: list(STAGES[4].pending(pipeline).values_list("word_count", flat=True)),
+        5: STAGES[5].pending(pipeline).count(),
+        6: list(STAGES[6].pending(pipeline).values_list("content_id", flat=True)),
+        7: STAGES[7].pending(pipeline).count(),
+    }
+
+
+def _projection(pipeline: Pipeline, first_stage: int = 1, *, snapshot: dict, budget: int | None = None, new_clusters: int = 0) -> list[dict]:
     """The estimate's rows, the run simulated stage by stage as the engine processes it; stages
     before ``first_stage`` process nothing. ``budget``: the run's budget, split by the stages'
     ``budget_pct`` (None: no split). ``new_clusters``: clusters made before ``first_stage``."""
@@ -107,35 +124,36 @@ def _projection(pipeline: Pipeline, first_stage: int = 1, *, budget: int | None 
             if limit is not None and credits + cost > limit:
                 spent += credits
                 return taken, credits, True
-            taken, credits = taken + batch, credits + cost
+            taken.extend(batch)  # in place: a new list per batch made a long queue quadratic
+            credits += cost
         spent += credits
         return taken, credits, False
 
     # 1 keywords → clusters
-    pending = STAGES[1].pending(pipeline).count()
+    pending = snapshot[1]
     taken, credits, cut = process(1, [None] * pending, lambda batch: cost_of("clustering", len(batch)))
     stage_row(1, pending, len(taken), credits, cut)
     made = sum(-(-len(batch) // KEYWORDS_PER_CLUSTER) for batch in _chunks(taken, config(1).batch_size))
     exact = not made
     if budget is not None and taken and runs(2):
         # The engine's rebase once clustering is done: what it spent plus the rest with no split.
-        budget = spent + sum(row["credits"] for row in _projection(pipeline, first_stage=2, new_clusters=made))
+        budget = spent + sum(row["credits"] for row in _projection(pipeline, first_stage=2, snapshot=snapshot, new_clusters=made))
     made += new_clusters
 
     # 2 clusters → ideas
-    pending = STAGES[2].pending(pipeline).count()
+    pending = snapshot[2]
     taken, credits, cut = process(2, [None] * (pending + made), lambda batch: cost_of("idea_generation", len(batch)))
     stage_row(2, pending, len(taken), credits, cut)
     made = len(taken) * pipeline.ideas_per_cluster
 
     # 3 ideas → tasks (free)
-    pending = STAGES[3].pending(pipeline).count()
+    pending = snapshot[3]
     taken, credits, cut = process(3, [None] * (pending + made), lambda batch: 0)
     stage_row(3, pending, len(taken), credits, cut)
     made = len(taken)
 
     # 4 tasks → content: the queued tasks at their own length, the new ones at the account's.
-    lengths = list(STAGES[4].pending(pipeline).values_list("word_count", flat=True))
+    lengths = list(snapshot[4])
     pending = len(lengths)
     lengths += [pipeline.article_length] * made
     taken, credits, cut = process(4, lengths, lambda batch: sum(cost_of("content_generation", length) for length in batch))
@@ -143,13 +161,13 @@ def _projection(pipeline: Pipeline, first_stage: int = 1, *, budget: int | None 
     new_contents = len(taken)
 
     # 5 content → image prompts (none when articles get no images)
-    pending = STAGES[5].pending(pipeline).count()
+    pending = snapshot[5]
     contents = list(range(pending + new_contents)) if pipeline.images_per_content else []
     prompted, credits, cut = process(5, contents, lambda batch: len(batch) * cost_of(writer_images.PROMPT_EXTRACTION, 1))
     stage_row(5, pending, len(prompted), credits, cut)
 
     # 6 image prompts → images: each image is known by its content, to cost a batch by content.
-    existing = list(STAGES[6].pending(pipeline).values_list("content_id", flat=True))
+    existing = list(snapshot[6])
     queue = existing + [("new", content) for content in prompted for _ in range(pipeline.images_per_content)]
     taken, credits, cut = process(6, queue, _image_groups_cost)
     stage_row(6, len(existing), len(taken), credits, cut)
@@ -161,7 +179,7 @@ def _projection(pipeline: Pipeline, first_stage: int = 1, *, budget: int | None 
         reviewable = new_contents
 
     # 7 review gate (free)
-    pending = STAGES[7].pending(pipeline).count()
+    pending = snapshot[7]
     taken, credits, cut = process(7, [None] * (pending + reviewable), lambda batch: 0)
     stage_row(7, pending, len(taken), credits, cut)
     return rows

@@ -1,12 +1,12 @@
 """Reads of the credit ledger: balance, usage summary and plan limits."""
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, date, datetime, time, timedelta
 
 from django.db.models import Count, Sum
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Coalesce, TruncDate
 
-from inkwell.billing.models import CreditLedger, CreditUsage
+from inkwell.billing.models import CreditLedger, CreditUsage, OperationType
 from inkwell.tenancy.models import Account, Site, User
 
 LimitCounter = Callable[[Account], int]
@@ -102,3 +102,30 @@ def plan_limits(account: Account) -> dict:
         entry["remaining"] = max(0, entry["maximum"] - entry["used"])
     return {"plan": {"slug": plan.slug, "name": plan.name}, "period_end": period["period_end"], "limits": limits}
 
+
+
+def usage_by_day(account: Account, *, last_day: date, days: int) -> dict:
+    """Credits charged per UTC day and operation type over the ``days`` days ending with
+    ``last_day`` (days without charges are 0), for a chart of usage over time: ``{"days": [...],
+    "series": [{"operation_type", "label", "credits": [per day], "total"}]}``, operations that
+    charged nothing left out, the largest first. One query."""
+    first_day = last_day - timedelta(days=days - 1)
+    start = datetime.combine(first_day, time.min, tzinfo=UTC)
+    rows = (
+        _charged(account)
+        .filter(created_at__gte=start, created_at__lt=start + timedelta(days=days))
+        .annotate(day=TruncDate("created_at", tzinfo=UTC))
+        .values("day", "operation_type")
+        .annotate(credits=Sum("credits_used"))
+    )
+    calendar = [first_day + timedelta(days=offset) for offset in range(days)]
+    per_operation: dict[str, dict[date, int]] = {}
+    for row in rows:
+        per_operation.setdefault(row["operation_type"], {})[row["day"]] = row["credits"]
+    labels = dict(OperationType.choices)
+    series = [
+        {"operation_type": operation, "label": labels.get(operation, operation), "credits": [credits.get(day, 0) for day in calendar], "total": sum(credits.values())}
+        for operation, credits in per_operation.items()
+    ]
+    series.sort(key=lambda entry: (-entry["total"], entry["operation_type"]))
+    return {"days": calendar, "series": series}

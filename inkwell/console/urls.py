@@ -3,7 +3,7 @@ cross-account matrix (inkwell/console/tests/test_console_matrix.py), found from 
 
 from django.urls import path
 
-from inkwell.console.views import activity, auth, library, planner, sites, writer
+from inkwell.console.views import activity, auth, automation, credits, library, planner, sites, writer
 
 app_name = "console"
 
@@ -38,6 +38,14 @@ urlpatterns = [
     path("content/<int:pk>/revisions/", writer.RevisionsView.as_view(), name="revisions"),
     path("images/<int:pk>/regenerate/", writer.RegenerateImageView.as_view(), name="regenerate-image"),
     path("images/<int:pk>/alt-text/", writer.ImageAltTextView.as_view(), name="image-alt-text"),
+    path("sites/<int:site_id>/automation/", automation.AutomationView.as_view(), name="automation"),
+    path("sites/<int:site_id>/automation/run/", automation.RunNowView.as_view(), name="automation-run-now"),
+    path("sites/<int:site_id>/automation/runs/", automation.RunsView.as_view(), name="automation-runs"),
+    path("automation/runs/<int:pk>/", automation.RunView.as_view(), name="automation-run"),
+    path("automation/runs/<int:pk>/pause/", automation.PauseRunView.as_view(), name="automation-pause"),
+    path("automation/runs/<int:pk>/resume/", automation.ResumeRunView.as_view(), name="automation-resume"),
+    path("automation/runs/<int:pk>/cancel/", automation.CancelRunView.as_view(), name="automation-cancel"),
+    path("credits/", credits.CreditsView.as_view(), name="credits"),
     path("jobs/<int:pk>/", activity.JobView.as_view(), name="job"),
     path("notifications/", activity.NotificationsView.as_view(), name="notifications"),
     path("notifications/bell/", activity.BellView.as_view(), name="bell"),

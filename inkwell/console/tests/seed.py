@@ -1,8 +1,13 @@
-"""A site full of planner and writer rows, for the console's query budgets and its benchmark
-(bench/console_pages.py): ``rows`` of every list behind a console page, made in bulk."""
+"""A site full of planner, writer, automation and credit rows, for the console's query budgets and
+its benchmark (bench/console_pages.py): ``rows`` of every list behind a console page, made in bulk."""
 
 from dataclasses import dataclass
+from datetime import timedelta
 
+from django.utils import timezone
+
+from inkwell.automation.models import AutomationLog, AutomationRun, AutomationStageRun, RunStatus, StageStatus
+from inkwell.billing.models import CreditTransaction, CreditUsage, OperationType, TransactionType
 from inkwell.jobs.models import Job, JobStatus
 from inkwell.keywords.models import SeedKeyword
 from inkwell.keywords.stats import refresh_library_stats
@@ -22,6 +27,7 @@ class SeededSite:
     content: Content
     image: Image
     job: Job
+    run: AutomationRun
 
 
 def seed_site(site: Site, owner: User, rows: int, *, industry_sector: IndustrySector | None = None) -> SeededSite:
@@ -65,7 +71,45 @@ def seed_site(site: Site, owner: User, rows: int, *, industry_sector: IndustrySe
         (Notification(account=account, notification_type="system_info", title=f"Notice {n}", message="Seeded") for n in range(rows)), batch_size=500
     )
     job = Job.objects.create(account=account, site=site, created_by=owner, kind="planner.auto_cluster", status=JobStatus.RUNNING, progress=40)
-    return SeededSite(site=site, sector=sector, cluster=clusters[0], content=content, image=images[0], job=job)
+    run = seed_automation(site, owner, rows)
+    seed_credits(account, rows)
+    return SeededSite(site=site, sector=sector, cluster=clusters[0], content=content, image=images[0], job=job, run=run)
+
+
+def seed_automation(site: Site, owner: User, rows: int) -> AutomationRun:
+    """``rows`` finished runs of the site, the newest running in stage 4 with its seven stages and
+    ``rows`` log lines."""
+    account = site.account
+    AutomationRun.objects.bulk_create(
+        (AutomationRun(account=account, site=site, created_by=owner, status=RunStatus.COMPLETED, current_stage=7, items_processed=n, credits_used=n, completed_at=timezone.now()) for n in range(rows)),
+        batch_size=500,
+    )
+    run = AutomationRun.objects.create(account=account, site=site, created_by=owner, status=RunStatus.RUNNING, current_stage=4, budget=500, current_item={"item_type": "task", "item_id": 1, "label": "Task 1", "done": 2, "total": 5})
+    AutomationStageRun.objects.bulk_create(
+        AutomationStageRun(account=account, run=run, stage=number, status=StageStatus.COMPLETED if number < 4 else StageStatus.PENDING, processed=rows if number < 4 else 0, credits_used=number)
+        for number in range(1, 8)
+    )
+    AutomationLog.objects.bulk_create(
+        (AutomationLog(account=account, run=run, site=site, stage=1 + n % 4, event="item_processed", message=f"Processed item {n}") for n in range(rows)), batch_size=500
+    )
+    return run
+
+
+def seed_credits(account, rows: int) -> None:
+    """``rows`` charges spread over the last 30 days, and a transaction for each."""
+    operations = [OperationType.CLUSTERING, OperationType.IDEA_GENERATION, OperationType.CONTENT_GENERATION, OperationType.IMAGE_GENERATION]
+    usages = CreditUsage.objects.bulk_create(
+        (CreditUsage(account=account, operation_type=operations[n % len(operations)], credits_used=1 + n % 5, prompt_tokens=100, completion_tokens=200) for n in range(rows)),
+        batch_size=500,
+    )
+    now = timezone.now()
+    for n, usage in enumerate(usages):
+        usage.created_at = now - timedelta(days=n % 30, minutes=n)
+    CreditUsage.objects.for_account(account).bulk_update(usages, ["created_at"], batch_size=500)
+    CreditTransaction.objects.bulk_create(
+        (CreditTransaction(account=account, transaction_type=TransactionType.USAGE, amount=-usage.credits_used, balance_after=10_000, usage=usage, description="Seeded charge") for usage in usages),
+        batch_size=500,
+    )
 
 
 def console_pages(seeded: SeededSite) -> dict[str, str]:
@@ -84,6 +128,10 @@ def console_pages(seeded: SeededSite) -> dict[str, str]:
         "content": f"/app/content/{seeded.content.pk}/",
         "revisions": f"/app/content/{seeded.content.pk}/revisions/",
         "job": f"/app/jobs/{seeded.job.pk}/",
+        "automation": f"/app/sites/{site_id}/automation/",
+        "automation-runs": f"/app/sites/{site_id}/automation/runs/",
+        "automation-run": f"/app/automation/runs/{seeded.run.pk}/",
+        "credits": "/app/credits/",
         "notifications": "/app/notifications/",
         "bell": "/app/notifications/bell/",
     }
