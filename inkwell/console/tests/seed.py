@@ -3,6 +3,7 @@
 
 from dataclasses import dataclass
 
+from inkwell.console.tests.seed_team import account_pages, seed_team
 from inkwell.jobs.models import Job, JobStatus
 from inkwell.keywords.models import SeedKeyword
 from inkwell.keywords.stats import refresh_library_stats
@@ -65,6 +66,7 @@ def seed_site(site: Site, owner: User, rows: int, *, industry_sector: IndustrySe
         (Notification(account=account, notification_type="system_info", title=f"Notice {n}", message="Seeded") for n in range(rows)), batch_size=500
     )
     job = Job.objects.create(account=account, site=site, created_by=owner, kind="planner.auto_cluster", status=JobStatus.RUNNING, progress=40)
+    seed_team(site, owner, rows)
     return SeededSite(site=site, sector=sector, cluster=clusters[0], content=content, image=images[0], job=job)
 
 
@@ -86,5 +88,6 @@ def console_pages(seeded: SeededSite) -> dict[str, str]:
         "job": f"/app/jobs/{seeded.job.pk}/",
         "notifications": "/app/notifications/",
         "bell": "/app/notifications/bell/",
+        **account_pages(seeded.site),
     }
     return paths
