@@ -95,6 +95,11 @@ def test_reset_returns_every_setting_of_the_site_to_the_defaults(console_client,
     assert effective_settings(tenant.site).publishing.daily_publish_limit == 3
 
 
+def test_a_limit_of_0_is_shown_as_0_so_that_saving_the_form_unchanged_keeps_it(console_client, tenant):
+    page = console_client(tenant.owner).get(f"/app/sites/{tenant.site.pk}/settings/").content.decode()
+    assert re.search(r'id="id_total_items_per_run" name="total_items_per_run" type="number" value="0"', page)
+
+
 def test_the_automation_is_shown_against_the_defaults_in_the_sites_time_zone(console_client, tenant):
     tenant.site.time_zone = "Europe/Berlin"
     tenant.site.save()
