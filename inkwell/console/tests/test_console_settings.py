@@ -7,7 +7,7 @@ import re
 import pytest
 
 from inkwell.ai.tests.openai_server import TEST_API_KEY
-from inkwell.publishing.site_settings import effective_settings
+from inkwell.publishing.site_settings import effective_settings, unified_settings_update
 from inkwell.system import selectors as system
 from inkwell.system.models import AIModel, IntegrationSettings, PromptOverride
 from inkwell.tenancy.models import SiteUserAccess
@@ -103,9 +103,11 @@ def test_a_limit_of_0_is_shown_as_0_so_that_saving_the_form_unchanged_keeps_it(c
 def test_the_automation_is_shown_against_the_defaults_in_the_sites_time_zone(console_client, tenant):
     tenant.site.time_zone = "Europe/Berlin"
     tenant.site.save()
+    unified_settings_update(site=tenant.site, changes={"stage_configs": [{"stage": 4, "max_per_run": 5}]})
     page = _text(console_client(tenant.owner).get(f"/app/sites/{tenant.site.pk}/settings/"))
     assert "Europe/Berlin" in page
     assert "1. keywords → clusters" in page and "75 %" in page
+    assert '<mark title="Default: 3">5</mark>' in page  # what the site changed, beside the default
 
 
 def test_an_editor_changes_a_granted_sites_settings_as_in_the_api(console_client, granted):

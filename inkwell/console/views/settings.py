@@ -63,15 +63,28 @@ def read_ai_models(post) -> dict:
     return {name: number(post.get(name)) if post.get(name) else None for name in AI_MODEL_FIELDS}
 
 
+def stage_value_text(name: str, value) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if name == "budget_pct":
+        return f"{value} %"
+    if name == "per_run_limit" and value == 0:
+        return "no limit"
+    return str(value)
+
+
 def automation_rows(settings: dict, defaults: dict) -> dict:
-    """The site's automation beside the defaults every site starts from (``changed`` marks a value the site set)."""
+    """The site's automation beside the defaults every site starts from; each stage's cell says
+    whether the site changed it, and what the default is."""
     config = settings["automation_config"]
     stages = []
     for stage, default in zip(settings["stage_configs"], defaults["stages"]):
         values = {"enabled": stage["enabled"], "batch_size": stage["batch_size"], "per_run_limit": stage["max_per_run"], "use_testing": stage["use_testing"], "budget_pct": stage["budget_pct"]}
-        stages.append(
-            {"number": stage["stage"], "work": ss.STAGE_WORK[stage["stage"]], "cells": [(value, value != default[name], default[name]) for name, value in values.items()]}
-        )
+        cells = [
+            {"text": stage_value_text(name, value), "changed": value != default[name], "default": stage_value_text(name, default[name]), "numeric": not isinstance(value, bool)}
+            for name, value in values.items()
+        ]
+        stages.append({"number": stage["stage"], "work": ss.STAGE_WORK[stage["stage"]], "cells": cells})
     schedule_default = defaults["automation"]
     return {
         "enabled": config["enabled"],
@@ -79,7 +92,8 @@ def automation_rows(settings: dict, defaults: dict) -> dict:
         "time": config["scheduled_time"][:5],
         "days": [DAY_NAMES[day] for day in config["scheduled_days"]],
         "next_run_at": config["next_run_at"],
-        "schedule_changed": (config["enabled"], config["frequency"], config["scheduled_time"][:5]) != (schedule_default["enabled"], schedule_default["frequency"], schedule_default["time"]),
+        "schedule_changed": (config["enabled"], config["frequency"], config["scheduled_time"][:5], tuple(config["scheduled_days"]))
+        != (schedule_default["enabled"], schedule_default["frequency"], schedule_default["time"], DAYS),
         "delays": (config["within_stage_delay"], config["between_stage_delay"]),
         "default_delays": (defaults["delays"]["within_stage"], defaults["delays"]["between_stage"]),
         "stages": stages,
