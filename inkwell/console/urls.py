@@ -3,7 +3,7 @@ cross-account matrix (inkwell/console/tests/test_console_matrix.py), found from 
 
 from django.urls import path
 
-from inkwell.console.views import activity, auth, automation, credits, library, planner, sites, writer
+from inkwell.console.views import activity, auth, automation, credits, library, planner, settings, sites, team, writer
 
 app_name = "console"
 
@@ -51,4 +51,16 @@ urlpatterns = [
     path("notifications/bell/", activity.BellView.as_view(), name="bell"),
     path("notifications/read-all/", activity.NotificationsReadAllView.as_view(), name="notifications-read-all"),
     path("notifications/<int:pk>/read/", activity.NotificationReadView.as_view(), name="notification-read"),
+    path("sites/<int:site_id>/settings/", settings.SiteSettingsView.as_view(), name="site-settings"),
+    path("sites/<int:site_id>/settings/reset/", settings.SiteSettingsResetView.as_view(), name="site-settings-reset"),
+    path("settings/", settings.ProvidersView.as_view(), name="settings"),
+    path("settings/key-test/", settings.KeyTestView.as_view(), name="settings-key-test"),
+    path("settings/content/", settings.ContentSettingsView.as_view(), name="settings-content"),
+    path("settings/prompts/", settings.PromptsView.as_view(), name="settings-prompts"),
+    path("settings/prompts/reset/", settings.PromptResetView.as_view(), name="settings-prompt-reset"),
+    path("settings/modules/", settings.ModulesView.as_view(), name="settings-modules"),
+    path("team/", team.TeamView.as_view(), name="team"),
+    path("team/users/<int:pk>/", team.TeamUserView.as_view(), name="team-user"),
+    path("team/api-keys/", team.ApiKeysView.as_view(), name="api-keys"),
+    path("team/api-keys/<int:pk>/revoke/", team.ApiKeyRevokeView.as_view(), name="api-key-revoke"),
 ]

@@ -302,3 +302,10 @@ def api_key_create(*, account: Account, user: User, name: str, site: Site | None
     prefix, raw_key = api_keys.generate_key()
     key = ApiKey.objects.create(account=account, user=user, name=name, prefix=prefix, key_hash=api_keys.hash_key(raw_key), site=site)
     return key, raw_key
+
+
+@transaction.atomic
+def api_key_revoke(*, key: ApiKey) -> None:
+    """The key stops working with the next request: it is deleted (only its hash was kept, so
+    there is nothing to keep it for)."""
+    key.delete()

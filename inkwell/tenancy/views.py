@@ -312,3 +312,6 @@ class ApiKeyViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Des
         key.key = raw_key
         return created(s.ApiKeyCreatedSerializer(key).data)
 
+    def perform_destroy(self, instance):
+        services.api_key_revoke(key=instance)
+

@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from inkwell.automation.models import AutomationLog, AutomationRun, AutomationStageRun, RunStatus, StageStatus
 from inkwell.billing.models import CreditTransaction, CreditUsage, OperationType, TransactionType
+from inkwell.console.tests.seed_team import account_pages, seed_team
 from inkwell.jobs.models import Job, JobStatus
 from inkwell.keywords.models import SeedKeyword
 from inkwell.keywords.stats import refresh_library_stats
@@ -73,6 +74,7 @@ def seed_site(site: Site, owner: User, rows: int, *, industry_sector: IndustrySe
     job = Job.objects.create(account=account, site=site, created_by=owner, kind="planner.auto_cluster", status=JobStatus.RUNNING, progress=40)
     run = seed_automation(site, owner, rows)
     seed_credits(account, rows)
+    seed_team(site, owner, rows)
     return SeededSite(site=site, sector=sector, cluster=clusters[0], content=content, image=images[0], job=job, run=run)
 
 
@@ -134,5 +136,6 @@ def console_pages(seeded: SeededSite) -> dict[str, str]:
         "credits": "/app/credits/",
         "notifications": "/app/notifications/",
         "bell": "/app/notifications/bell/",
+        **account_pages(seeded.site),
     }
     return paths
