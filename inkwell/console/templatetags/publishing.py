@@ -22,3 +22,15 @@ def clock(value: datetime) -> str:
 def clock_day(value: datetime) -> str:
     """Mon 2 Nov 09:00 EST."""
     return f"{value:%a} {value.day} {value:%b %H:%M %Z}"
+
+
+@register.filter
+def hhmm(value: datetime) -> str:
+    """09:00, as the wall clock of the value's zone shows it."""
+    return value.strftime("%H:%M")
+
+
+@register.filter
+def local_input(value: datetime) -> str:
+    """2026-11-02T09:00: the value of a datetime-local field."""
+    return value.strftime("%Y-%m-%dT%H:%M")

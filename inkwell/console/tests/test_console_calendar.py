@@ -12,6 +12,7 @@ from django.utils import timezone
 from inkwell.integration.tests.factories import make_integration
 from inkwell.publishing.models import PublishingRecord, PublishStatus, PublishTrigger
 from inkwell.publishing.site_settings import unified_settings_update
+from inkwell.tenancy.models import SiteUserAccess
 from inkwell.writer.models import Content, ContentStatus, SiteStatus
 from inkwell.writer.tests.factories import make_content
 
@@ -29,6 +30,11 @@ def day_cell(html: str, day: str) -> str:
     match = re.search(rf'data-day="{day}">(.*?)(?=data-day="|</ol>|</tbody>)', html, re.S)
     assert match, f"{day} is not on the calendar"
     return match.group(1)
+
+
+def item_block(html: str, content_id: int) -> str:
+    """The markup of one calendar item."""
+    return html[html.index(f'data-content-id="{content_id}"') :].split("</div>")[0]
 
 
 def in_zone(site, year, month, day, hour, minute=0, fold=0) -> datetime:
@@ -151,13 +157,38 @@ def test_a_published_item_links_to_its_post_and_a_failed_one_shows_the_cms_reaso
 
     html = calendar(owner_client, berlin.site, view="week")
     assert re.search(r'<a class="cal-item__post" href="https://blog.example.com/live-one/">Live one', html)
-    retry_block = html[html.index("Retrying one") :]
-    assert "WordPress is down for maintenance" in retry_block.split("</details>")[0]
+    retry_block = item_block(html, retrying.pk)
+    assert "WordPress is down for maintenance" in retry_block
     local_retry = retry_at.astimezone(ZoneInfo("Europe/Berlin"))
-    assert f'Next retry: <time datetime="{retry_at.isoformat()}">{local_retry:%a} {local_retry.day} {local_retry:%b %H:%M %Z}</time>' in retry_block.split("</details>")[0]
-    failed_block = html[html.index("Failed one") :].split("</details>")[0]
+    assert f'Next retry: <time datetime="{retry_at.isoformat()}">{local_retry:%a} {local_retry.day} {local_retry:%b %H:%M %Z}</time>' in retry_block
+    failed_block = item_block(html, failed.pk)
     assert "Sorry, you are not allowed to create posts as this user." in failed_block and "No retry planned" in failed_block
     assert published.pk and "Failed one" in html.split('id="ready-h"')[1]  # failed and approved: it may be scheduled again
+
+
+def test_a_chosen_item_shows_its_actions_to_writers_and_none_to_viewers(owner_client, console_client, berlin):
+    monday = next_year_monday()
+    content = make_content(berlin, status=ContentStatus.APPROVED, title="To be moved")
+    owner_client.post(f"/app/content/{content.pk}/schedule/", {"at": monday.strftime("%Y-%m-%dT14:00")})
+    query = {"view": "week", "date": monday.date().isoformat(), "item": str(content.pk)}
+    panel = calendar(owner_client, berlin.site, **query).split('id="item-panel"')[1].split("</section>")[0]
+    assert f'value="{monday:%Y-%m-%d}T14:00"' in panel
+    for action in ("schedule", "unschedule", "publish"):
+        assert f'action="/app/content/{content.pk}/{action}/"' in panel
+    SiteUserAccess.objects.create(account=berlin.account, user=berlin.viewer, site=berlin.site)
+    viewer_page = calendar(console_client(berlin.viewer), berlin.site, **query)
+    assert 'id="item-panel"' in viewer_page and 'method="post"' not in viewer_page.split("</header>")[1].replace('action="/app/signout/"', "")
+
+
+def test_a_busy_day_lists_a_few_items_and_links_to_the_day_with_the_rest(owner_client, berlin):
+    monday = next_year_monday()
+    for minute in range(7):
+        content = make_content(berlin, status=ContentStatus.APPROVED, title=f"Busy {minute}")
+        Content.objects.for_account(berlin.account).filter(pk=content.pk).update(site_status=SiteStatus.SCHEDULED, scheduled_publish_at=in_zone(berlin.site, monday.year, monday.month, monday.day, 9, minute))
+    month = day_cell(calendar(owner_client, berlin.site, view="month", date=monday.date().isoformat()), monday.date().isoformat())
+    assert month.count("cal-item ") == 4 and f'href="?view=day&amp;date={monday.date().isoformat()}">3 more' in month
+    day = calendar(owner_client, berlin.site, view="day", date=monday.date().isoformat())
+    assert day.count("cal-item ") == 7 and "more on" not in day
 
 
 def test_a_day_at_its_limit_offers_no_free_slot(owner_client, berlin):
@@ -223,4 +254,4 @@ def test_across_a_daylight_saving_change_items_are_on_their_local_day_and_hour(c
     html = calendar(client, tenant.site, view="week", date=week)
     for day, shown, _ in placed:
         cell = day_cell(html, day)
-        assert re.search(rf"{shown}</time> <a[^>]*>Published {shown} on {day}", cell), f"{shown} on {day} is not in its day:\n{cell}"
+        assert re.search(rf"{shown}</time>\s*<a[^>]*>Published {shown} on {day}<", cell), f"{shown} on {day} is not in its day:\n{cell}"

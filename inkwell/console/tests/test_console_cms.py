@@ -179,5 +179,5 @@ def test_publish_now_that_wordpress_refuses_shows_its_reason_and_the_article_fai
     content.refresh_from_db()
     assert content.site_status == SiteStatus.FAILED
     html = owner.get(f"/app/sites/{tenant.site.pk}/calendar/?view=week").content.decode()
-    failed = html[html.index(f'data-content-id="{content.pk}"') :].split("</details>")[0]
+    failed = html[html.index(f'data-content-id="{content.pk}"') :].split("</div>")[0]
     assert "The CMS said:" in failed and "No retry planned" in failed

@@ -25,10 +25,12 @@ from inkwell.writer import serializers as writer_serializers
 from inkwell.writer.models import Content
 from inkwell.writer.services import content_schedule, content_unschedule
 
-MONTH, WEEK = "month", "week"
+MONTH, WEEK, DAY = "month", "week", "day"
+# Items listed in a day of the month and of the week; the rest are a link to the day away.
+ITEMS_SHOWN = {MONTH: 4, WEEK: 12, DAY: None}
 WEEKDAY_NAMES = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 # Approved articles offered beside the calendar; older ones are a page of the content list away.
-READY_LISTED = 30
+READY_LISTED = 10
 NOT_A_TIME = "Give a date and a time, such as 2026-11-02 09:00"
 LOCAL_INPUT_FORMAT = "%Y-%m-%dT%H:%M"
 
@@ -46,7 +48,9 @@ def anchor_of(site, value: str) -> date:
 
 
 def shown_days(mode: str, anchor: date) -> tuple[date, date]:
-    """Monday to Sunday of the anchor's week, or of the weeks its month touches."""
+    """The anchor's day, Monday to Sunday of its week, or of the weeks its month touches."""
+    if mode == DAY:
+        return anchor, anchor
     if mode == WEEK:
         first = anchor - timedelta(days=anchor.weekday())
         return first, first + timedelta(days=6)
@@ -56,6 +60,8 @@ def shown_days(mode: str, anchor: date) -> tuple[date, date]:
 
 
 def neighbours(mode: str, anchor: date) -> tuple[date, date]:
+    if mode == DAY:
+        return anchor - timedelta(days=1), anchor + timedelta(days=1)
     if mode == WEEK:
         return anchor - timedelta(days=7), anchor + timedelta(days=7)
     month_first = anchor.replace(day=1)
@@ -68,7 +74,12 @@ def calendar_url(site_id: int, *, mode: str, day: date, **extra) -> str:
 
 
 def mode_of(value: str) -> str:
-    return WEEK if value == WEEK else MONTH
+    return value if value in (WEEK, DAY) else MONTH
+
+
+def selected_item(calendar, value: str):
+    """The item ``?item=`` names among those listed: its details and actions beside the calendar."""
+    return next((item for day in calendar.days for item in day.items if str(item.content_id) == value), None)
 
 
 class CalendarView(SiteView):
@@ -81,9 +92,10 @@ class CalendarView(SiteView):
         mode, anchor = mode_of(request.GET.get("view", "")), anchor_of(site, request.GET.get("date", ""))
         first, last = shown_days(mode, anchor)
         now = timezone.now()
-        calendar = selectors.publishing_calendar(site, first_day=first, last_day=last, now=now)
+        calendar = selectors.publishing_calendar(site, first_day=first, last_day=last, now=now, items_per_day=ITEMS_SHOWN[mode])
         previous, following = neighbours(mode, anchor)
         chosen = request.GET.get("at", "")
+        selected = selected_item(calendar, request.GET.get("item", ""))
         ready = list(selectors.schedulable_content(site)[:READY_LISTED]) if request.user.role_name in self.write_roles else []
         return self.page(
             request,
@@ -100,6 +112,10 @@ class CalendarView(SiteView):
                 "today_url": calendar_url(site.pk, mode=mode, day=site_today(site)),
                 "month_url": calendar_url(site.pk, mode=MONTH, day=anchor),
                 "week_url": calendar_url(site.pk, mode=WEEK, day=anchor),
+                "day_url": calendar_url(site.pk, mode=DAY, day=anchor),
+                "here": urlencode({"view": mode, "date": anchor.isoformat()}),
+                "selected": selected,
+                "selected_local": selected.local.strftime(LOCAL_INPUT_FORMAT) if selected else "",
                 "zone_now": now.astimezone(tz),
                 "ready": ready,
                 "chosen": chosen if _local_datetime(chosen) else "",
