@@ -120,6 +120,10 @@ def test_an_approved_article_is_scheduled_in_the_calendar_and_the_scheduler_publ
     assert "Scheduled" in item.inner_text()
     retrying = page.locator(".cal-item--retrying", has_text="Knots every sailor needs")
     assert "WordPress answered 503" in retrying.inner_text() and "Next retry:" in retrying.inner_text()
+    press(item.get_by_role("link", name=title))
+    panel = page.locator("#item-panel")
+    assert panel.get_by_label(re.compile("Move to")).input_value() == at.strftime("%Y-%m-%dT%H:%M")
+    assert panel.get_by_role("button", name="Unschedule").count() == 1 and panel.get_by_role("button", name="Publish now").count() == 1
     screens.capture("34-calendar-week-scheduled")
 
     # 4. The scheduler publishes it; the calendar links to the post.
