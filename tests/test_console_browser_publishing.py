@@ -17,7 +17,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from tests.live_server import celery_worker, gunicorn_server, manage, server_environment
-from tests.test_console_browser import CHROMIUM_ARGS, PASSWORD, TIMEOUT_MS, Screens, browser, chromium_path, output_dir, press, type_into  # noqa: F401  (fixtures)
+# The browser, Chromium and the screenshots' folder are the fixtures of the console's first browser test.
+from tests.test_console_browser import PASSWORD, TIMEOUT_MS, Screens, browser, chromium_path, output_dir, press, type_into  # noqa: F401
 
 pytestmark = [pytest.mark.live_server_process, pytest.mark.browser]
 
@@ -51,12 +52,11 @@ for title, site_status, at, retry_at, error, code in (
 @pytest.fixture(scope="module")
 def deployment():
     """gunicorn, and a Celery worker with beat sweeping due content every two seconds."""
-    with server_environment(RATE_LIMIT_AUTH="1000", CMS_ALLOW_PRIVATE_URLS="1", PUBLISH_SWEEP_SECONDS="2") as env:
-        with celery_worker(env, beat=True), gunicorn_server(env) as server:
-            yield server, env
+    with server_environment(RATE_LIMIT_AUTH="1000", CMS_ALLOW_PRIVATE_URLS="1", PUBLISH_SWEEP_SECONDS="2") as env, celery_worker(env, beat=True), gunicorn_server(env) as server:
+        yield server, env
 
 
-def test_an_approved_article_is_scheduled_in_the_calendar_and_the_scheduler_publishes_it_to_wordpress(browser, deployment, output_dir, wordpress):
+def test_an_approved_article_is_scheduled_in_the_calendar_and_the_scheduler_publishes_it_to_wordpress(browser, deployment, output_dir, wordpress):  # noqa: F811
     title = f"Reading the tides {uuid.uuid4().hex[:6]}"
     server, env = deployment
     manage(env, "shell", "-c", SEED.format(email=EMAIL, password=PASSWORD, time_zone=TIME_ZONE, title=title))

@@ -38,8 +38,8 @@ from inkwell.jobs.services import start_job
 from inkwell.notifications.models import NotificationType, Severity
 from inkwell.notifications.services import notify
 from inkwell.tenancy.models import Account, ApiKey, Sector, Site, User
-from inkwell.tenancy.services import api_key_create
 from inkwell.tenancy.serializers import REQUIRED, SITE_NOT_YOURS
+from inkwell.tenancy.services import api_key_create
 from inkwell.writer.models import Content, SiteStatus, Taxonomy, TaxonomyType
 from inkwell.writer.sanitize import plain_text
 

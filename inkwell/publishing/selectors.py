@@ -135,10 +135,8 @@ def _failed_attempts(account_id: int, content_ids: list[int]) -> dict[int, tuple
 
 def _calendar_items(site: Site, placed: list[tuple[int, str, datetime]], tz: ZoneInfo) -> dict[int, CalendarItem]:
     """The items of the rows shown, with their titles, posts and failed attempts (two queries)."""
-    details = dict(
-        (pk, (title, external_url))
-        for pk, title, external_url in Content.objects.for_account(site.account_id).filter(pk__in=[pk for pk, _, _ in placed]).values_list("pk", "title", "external_url")
-    )
+    rows = Content.objects.for_account(site.account_id).filter(pk__in=[pk for pk, _, _ in placed]).values_list("pk", "title", "external_url")
+    details = {pk: (title, external_url) for pk, title, external_url in rows}
     attempts = _failed_attempts(site.account_id, [pk for pk, site_status, _ in placed if site_status != SiteStatus.PUBLISHED])
     items = {}
     for pk, site_status, at in placed:

@@ -27,7 +27,7 @@ def calendar(client, site, **query):
 
 def day_cell(html: str, day: str) -> str:
     """The markup of one day of the calendar (``data-day``), up to the next day."""
-    match = re.search(rf'data-day="{day}">(.*?)(?=data-day="|</ol>|</tbody>)', html, re.S)
+    match = re.search(rf'data-day="{day}">(.*?)(?=data-day="|</ol>|</tbody>)', html, re.DOTALL)
     assert match, f"{day} is not on the calendar"
     return match.group(1)
 
