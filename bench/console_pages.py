@@ -6,8 +6,10 @@ rows behind its list.
 
 On a fresh deployment (``tests.live_server.server_environment``; the embedded SQLite profile, or
 PostgreSQL with ``--postgres``), in a child process of this script: one site holding ``--rows``
-library keywords, planner keywords, clusters, ideas, tasks, articles, revisions of one article and
-notifications (inkwell/console/tests/seed.py). Each page is requested ``--requests`` times by its
+library keywords, planner keywords, clusters, ideas, tasks, articles, revisions of one article,
+notifications, and (issue 18) the site's WordPress connection with ``--rows`` sync runs and the
+articles on the publishing calendar within ten days of now: a third scheduled, a third published,
+a third failed (inkwell/console/tests/seed.py). Each page is requested ``--requests`` times by its
 owner through Django's full request cycle (middleware, session, templates; no network), after one
 warm-up request; the API list of the same rows is timed the same way beside it, so the ratio
 console/API shows what the HTML costs over the JSON. Prints JSON: per page p50/p95 in

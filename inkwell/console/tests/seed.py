@@ -1,5 +1,5 @@
-"""A site full of planner and writer rows, for the console's query budgets and its benchmark
-(bench/console_pages.py): ``rows`` of every list behind a console page, made in bulk."""
+"""A site full of planner, writer and publishing rows, for the console's query budgets and its
+benchmark (bench/console_pages.py): ``rows`` of every list behind a console page, made in bulk."""
 
 from dataclasses import dataclass
 from datetime import timedelta
