@@ -9,45 +9,15 @@ from datetime import date, datetime
 
 from django import template
 from django.utils.html import format_html
-from django.utils.safestring import mark_safe
 
 register = template.Library()
 
 
 @register.filter
-def clock(value: datetime) -> str:
-    """09:00 CET; 01:30 EDT and 01:30 EST on the night New York falls back."""
-    return value.strftime("%H:%M %Z")
-
-
-@register.filter
-def clock_day(value: datetime) -> str:
-    """Mon 2 Nov 09:00 EST."""
-    return f"{value:%a} {value.day} {value:%b %H:%M %Z}"
-
-
-@register.filter
-def hhmm(value: datetime) -> str:
-    """09:00, as the wall clock of the value's zone shows it."""
-    return value.strftime("%H:%M")
-
-
-@register.filter
-def local_input(value: datetime) -> str:
-    """2026-11-02T09:00: the value of a datetime-local field."""
-    return value.strftime("%Y-%m-%dT%H:%M")
-
-
-@register.filter
-def weekday(value: date) -> str:
-    """Mon."""
-    return f"{value:%a}"
-
-
-@register.filter
-def long_day(value: date) -> str:
-    """Monday 2 November."""
-    return f"{value:%A} {value.day} {value:%B}"
+def wall(value: date | datetime, pattern: str) -> str:
+    """The value as the wall clock of its own zone shows it, by a ``strftime`` pattern:
+    ``"%H:%M %Z"`` is 09:00 CET, and 01:30 EDT and 01:30 EST on the night New York falls back."""
+    return value.strftime(pattern)
 
 
 @register.simple_tag
@@ -58,7 +28,7 @@ def slot_chip(slot, *, day_label: str, here: str, may_write: bool, at_limit: boo
     if slot.free and may_write:
         return format_html(
             '<a class="cal-slot cal-slot--free" href="?{}&amp;at={}#schedule" aria-label="Free slot {} {}: schedule here">{} free</a>',
-            mark_safe(here), slot.local_start.strftime("%Y-%m-%dT%H:%M"), day_label, start, start,
+            here, slot.local_start.strftime("%Y-%m-%dT%H:%M"), day_label, start, start,
         )
     if slot.free:
         return format_html('<span class="cal-slot cal-slot--free">{} free</span>', start)
