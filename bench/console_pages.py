@@ -8,7 +8,9 @@ On a fresh deployment (``tests.live_server.server_environment``; the embedded SQ
 PostgreSQL with ``--postgres``), in a child process of this script: one site holding ``--rows``
 library keywords, planner keywords, clusters, ideas, tasks, articles, revisions of one article,
 notifications, automation runs and one run's log lines, credit charges with their transactions, team
-members and API keys (inkwell/console/tests/seed.py, seed_team.py). Each page is requested ``--requests`` times by its
+members and API keys, and the site's WordPress connection with ``--rows`` sync runs and the articles
+on the publishing calendar within ten days of now: a third scheduled, a third published, a third
+failed (inkwell/console/tests/seed.py, seed_team.py). Each page is requested ``--requests`` times by its
 owner through Django's full request cycle (middleware, session, templates; no network), after one
 warm-up request; the API list of the same rows is timed the same way beside it, so the ratio
 console/API shows what the HTML costs over the JSON. Prints JSON: per page p50/p95 in

@@ -3,7 +3,7 @@ cross-account matrix (inkwell/console/tests/test_console_matrix.py), found from 
 
 from django.urls import path
 
-from inkwell.console.views import activity, auth, automation, credits, library, planner, settings, sites, team, writer
+from inkwell.console.views import activity, auth, automation, calendar, cms, credits, library, planner, settings, sites, team, writer
 
 app_name = "console"
 
@@ -28,6 +28,8 @@ urlpatterns = [
     path("sites/<int:site_id>/ideas/tasks/", planner.CreateTasksView.as_view(), name="create-tasks"),
     path("sites/<int:site_id>/tasks/", writer.TasksView.as_view(), name="tasks"),
     path("sites/<int:site_id>/content/", writer.ContentListView.as_view(), name="content-list"),
+    path("sites/<int:site_id>/calendar/", calendar.CalendarView.as_view(), name="calendar"),
+    path("sites/<int:site_id>/cms/", cms.CmsView.as_view(), name="cms"),
     path("clusters/<int:pk>/", planner.ClusterView.as_view(), name="cluster"),
     path("tasks/<int:pk>/generate/", writer.GenerateDraftView.as_view(), name="generate-draft"),
     path("content/<int:pk>/", writer.ContentEditorView.as_view(), name="content"),
@@ -36,6 +38,14 @@ urlpatterns = [
     path("content/<int:pk>/optimize/", writer.OptimizeView.as_view(), name="optimize"),
     path("content/<int:pk>/link/", writer.LinkView.as_view(), name="link"),
     path("content/<int:pk>/revisions/", writer.RevisionsView.as_view(), name="revisions"),
+    path("content/<int:pk>/schedule/", calendar.ScheduleView.as_view(), name="content-schedule"),
+    path("content/<int:pk>/unschedule/", calendar.UnscheduleView.as_view(), name="content-unschedule"),
+    path("content/<int:pk>/publish/", calendar.PublishNowView.as_view(), name="content-publish"),
+    path("integrations/<int:pk>/credentials/", cms.CmsCredentialsView.as_view(), name="cms-credentials"),
+    path("integrations/<int:pk>/test/", cms.CmsTestView.as_view(), name="cms-test"),
+    path("integrations/<int:pk>/structure/", cms.CmsStructureView.as_view(), name="cms-structure"),
+    path("integrations/<int:pk>/sync/", cms.CmsSyncView.as_view(), name="cms-sync"),
+    path("integrations/<int:pk>/webhook/", cms.CmsWebhookView.as_view(), name="cms-webhook"),
     path("images/<int:pk>/regenerate/", writer.RegenerateImageView.as_view(), name="regenerate-image"),
     path("images/<int:pk>/alt-text/", writer.ImageAltTextView.as_view(), name="image-alt-text"),
     path("sites/<int:site_id>/automation/", automation.AutomationView.as_view(), name="automation"),

@@ -1,6 +1,7 @@
 """Reads of the integration domain: a sync's progress and an integration's sync health."""
 
 from datetime import timedelta
+from pathlib import Path
 
 from django.db.models import Avg, Count, Max, Q
 from django.utils import timezone
@@ -12,6 +13,8 @@ from inkwell.writer.models import Content, SiteStatus, Taxonomy, TaxonomyType
 TIMED_RUNS = 50
 LAST_ERRORS = 5
 DEFAULT_WINDOW_DAYS = 30
+# The WordPress plugin that signs and sends the webhook (README: The CMS webhook).
+WORDPRESS_PLUGIN = Path(__file__).resolve().parent / "wordpress" / "inkwell-webhook.php"
 
 
 def _runs(integration: SiteIntegration):
@@ -127,3 +130,8 @@ def sync_health(integration: SiteIntegration, *, window_days: int = DEFAULT_WIND
             "max_ms": timing["longest"],
         },
     }
+
+
+def wordpress_plugin_source() -> str:
+    """The webhook plugin's PHP, to copy into ``wp-content/mu-plugins/``."""
+    return WORDPRESS_PLUGIN.read_text()

@@ -39,6 +39,7 @@ from inkwell.notifications.models import NotificationType, Severity
 from inkwell.notifications.services import notify
 from inkwell.tenancy.models import Account, ApiKey, Sector, Site, User
 from inkwell.tenancy.serializers import REQUIRED, SITE_NOT_YOURS
+from inkwell.tenancy.services import api_key_create
 from inkwell.writer.models import Content, SiteStatus, Taxonomy, TaxonomyType
 from inkwell.writer.sanitize import plain_text
 
@@ -120,6 +121,18 @@ def rotate_webhook_secret(*, integration: SiteIntegration) -> str:
     integration.webhook_secret = new_webhook_secret()
     integration.save(update_fields=["webhook_secret", "updated_at"])
     return integration.webhook_secret
+
+
+WEBHOOK_KEY_NAME = "WordPress webhook of {site}"
+
+
+@transaction.atomic
+def webhook_setup(*, integration: SiteIntegration, user: User) -> dict:
+    """Everything WordPress needs to sign its deliveries, made at once and shown once: a new
+    webhook secret (the old one stops working) and an API key bound to the integration's site."""
+    secret = rotate_webhook_secret(integration=integration)
+    key, raw_key = api_key_create(account=integration.account, user=user, name=WEBHOOK_KEY_NAME.format(site=integration.site.name)[:100], site=integration.site)
+    return {"webhook_secret": secret, "api_key": raw_key, "api_key_prefix": key.prefix}
 
 
 # Connection tests and structure

@@ -94,30 +94,51 @@ def next_free_slot(
     at its limit is skipped; a limit of 0 means no limit. Give ``taken`` from ``window_start(after)``
     on, so that what was published earlier this week or month counts.
     """
-    tz = ZoneInfo(time_zone)
-    taken = sorted(moment.astimezone(UTC) for moment in taken)
-    local_days = [moment.astimezone(tz).date() for moment in taken]
-    per_day, per_week, per_month = Counter(local_days), Counter(map(_week, local_days)), Counter(map(_month, local_days))
-    windows = sorted((parse_time(slot["start"]), parse_time(slot.get("end") or default_slot_end(slot["start"]))) for slot in time_slots)
+    book = SlotBook(time_zone=time_zone, taken=taken, daily_limit=daily_limit, weekly_limit=weekly_limit, monthly_limit=monthly_limit)
+    windows = slot_windows(time_slots)
     weekdays = {DAYS.index(day) for day in publish_days}
-    limits = ((daily_limit, per_day, lambda day: day), (weekly_limit, per_week, _week), (monthly_limit, per_month, _month))
-
-    first_day = after.astimezone(tz).date()
+    first_day = after.astimezone(book.tz).date()
     for offset in range(HORIZON_DAYS + 1):
         day = first_day + timedelta(days=offset)
-        if day.weekday() not in weekdays:
-            continue
-        if any(limit and count[key(day)] >= limit for limit, count, key in limits):
+        if day.weekday() not in weekdays or book.at_limit(day):
             continue
         for start, end in windows:
-            begins = local_instant(day, start, tz)
-            if begins <= after:
-                continue
-            # The first taken time at or after the slot's start: is it inside the slot?
-            index = bisect_left(taken, begins)
-            if index == len(taken) or (taken[index] != begins and taken[index] >= local_instant(day, end, tz)):
+            begins = local_instant(day, start, book.tz)
+            if begins > after and not book.slot_taken(day, start, end):
                 return begins
     return None
+
+
+def slot_windows(time_slots: Sequence[Mapping[str, str]]) -> list[tuple[time, time]]:
+    """The ``(start, end)`` of each ``{start, end}`` slot, earliest first (an hour long when no end is given)."""
+    return sorted((parse_time(slot["start"]), parse_time(slot.get("end") or default_slot_end(slot["start"]))) for slot in time_slots)
+
+
+class SlotBook:
+    """What is taken on a site's calendar, for the slot planner and the publishing calendar alike:
+    the taken instants, and how many fall on each local day, ISO week and month against the
+    daily, weekly and monthly limits (0: no limit)."""
+
+    def __init__(self, *, time_zone: str, taken: Iterable[datetime], daily_limit: int, weekly_limit: int, monthly_limit: int):
+        self.tz = ZoneInfo(time_zone)
+        self.taken = sorted(moment.astimezone(UTC) for moment in taken)
+        local_days = [moment.astimezone(self.tz).date() for moment in self.taken]
+        self.per_day, self.per_week, self.per_month = Counter(local_days), Counter(map(_week, local_days)), Counter(map(_month, local_days))
+        self.limits = ((daily_limit, self.per_day, lambda day: day), (weekly_limit, self.per_week, _week), (monthly_limit, self.per_month, _month))
+
+    def at_limit(self, day: date) -> bool:
+        """Whether the day, its week or its month already holds as many publications as its limit allows."""
+        return any(limit and count[key(day)] >= limit for limit, count, key in self.limits)
+
+    def slot_taken(self, day: date, start: time, end: time) -> bool:
+        """Whether a publication is at or after the slot's start on ``day`` and before its end."""
+        begins = local_instant(day, start, self.tz)
+        index = bisect_left(self.taken, begins)
+        return index < len(self.taken) and (self.taken[index] == begins or self.taken[index] < local_instant(day, end, self.tz))
+
+    def used(self, day: date) -> dict[str, int]:
+        """How many publications the day, its week and its month hold."""
+        return {"day": self.per_day[day], "week": self.per_week[_week(day)], "month": self.per_month[_month(day)]}
 
 
 def _next_hourly_run(*, after: datetime, tz: ZoneInfo, weekdays: set[int], at: time) -> datetime | None:

@@ -1,5 +1,5 @@
-"""A site full of planner, writer, automation and credit rows, for the console's query budgets and
-its benchmark (bench/console_pages.py): ``rows`` of every list behind a console page, made in bulk."""
+"""A site full of planner, writer, publishing, automation and credit rows, for the console's query
+budgets and its benchmark (bench/console_pages.py): ``rows`` of every list behind a console page, made in bulk."""
 
 from dataclasses import dataclass
 from datetime import timedelta
@@ -9,13 +9,15 @@ from django.utils import timezone
 from inkwell.automation.models import AutomationLog, AutomationRun, AutomationStageRun, RunStatus, StageStatus
 from inkwell.billing.models import CreditTransaction, CreditUsage, OperationType, TransactionType
 from inkwell.console.tests.seed_team import account_pages, seed_team
+from inkwell.integration.models import ConnectionStatus, SiteIntegration, SyncRun, SyncStatus
 from inkwell.jobs.models import Job, JobStatus
 from inkwell.keywords.models import SeedKeyword
 from inkwell.keywords.stats import refresh_library_stats
 from inkwell.notifications.models import Notification
 from inkwell.planner.models import Cluster, ContentIdea, Keyword
+from inkwell.publishing.models import PublishingRecord, PublishStatus, PublishTrigger
 from inkwell.tenancy.models import IndustrySector, Sector, Site, User
-from inkwell.writer.models import Content, ContentRevision, Image, ImageStatus, Task
+from inkwell.writer.models import Content, ContentRevision, ContentStatus, Image, ImageStatus, SiteStatus, Task
 
 BODY = "<h2>Why it matters</h2><p>{title} helps a team decide faster. Compare the options side by side.</p>" * 6
 
@@ -29,6 +31,7 @@ class SeededSite:
     image: Image
     job: Job
     run: AutomationRun
+    integration: SiteIntegration
 
 
 def seed_site(site: Site, owner: User, rows: int, *, industry_sector: IndustrySector | None = None) -> SeededSite:
@@ -75,7 +78,8 @@ def seed_site(site: Site, owner: User, rows: int, *, industry_sector: IndustrySe
     run = seed_automation(site, owner, rows)
     seed_credits(account, rows)
     seed_team(site, owner, rows)
-    return SeededSite(site=site, sector=sector, cluster=clusters[0], content=content, image=images[0], job=job, run=run)
+    integration = seed_publishing(site, contents)
+    return SeededSite(site=site, sector=sector, cluster=clusters[0], content=content, image=images[0], job=job, run=run, integration=integration)
 
 
 def seed_automation(site: Site, owner: User, rows: int) -> AutomationRun:
@@ -114,6 +118,40 @@ def seed_credits(account, rows: int) -> None:
     )
 
 
+def seed_publishing(site: Site, contents: list[Content]) -> SiteIntegration:
+    """The site's WordPress with ``len(contents)`` sync runs, and its articles on this month's
+    calendar: a third scheduled, a third published, a third failed, each with its attempt."""
+    account, now = site.account, timezone.now()
+    integration = SiteIntegration.objects.create(
+        account=account, site=site, base_url="https://blog.example.com", username="editor", app_password="app password", webhook_secret="secret",
+        connection_status=ConnectionStatus.CONNECTED, structure={"content_types": [{"slug": "post", "name": "Posts", "rest_base": "posts", "taxonomies": ["category"]}]},
+    )
+    SyncRun.objects.bulk_create(
+        (SyncRun(account=account, integration=integration, status=SyncStatus.FAILED if n % 5 == 0 else SyncStatus.SUCCEEDED, duration_ms=100 + n, error="Timed out" if n % 5 == 0 else "") for n in range(len(contents))),
+        batch_size=500,
+    )
+    records = []
+    for n, content in enumerate(contents):
+        # Spread over the days around now, so this month's and this week's calendar both show them.
+        at = now + timedelta(hours=(n % 240) - 120)
+        state = (SiteStatus.SCHEDULED, SiteStatus.PUBLISHED, SiteStatus.FAILED)[n % 3]
+        content.status = ContentStatus.PUBLISHED if state == SiteStatus.PUBLISHED else ContentStatus.APPROVED
+        content.site_status, content.scheduled_publish_at = state, at
+        content.published_at = at if state == SiteStatus.PUBLISHED else None
+        content.external_url = f"https://blog.example.com/article-{n}/" if state == SiteStatus.PUBLISHED else ""
+        if state != SiteStatus.SCHEDULED:
+            failed = state == SiteStatus.FAILED
+            records.append(
+                PublishingRecord(
+                    account=account, site=site, content=content, platform="wordpress", trigger=PublishTrigger.SCHEDULED,
+                    status=PublishStatus.FAILED if failed else PublishStatus.SUCCEEDED, error="The CMS refused the post" if failed else "", error_code="cms_rejected" if failed else "",
+                )
+            )
+    Content.objects.for_account(account).bulk_update(contents, ["status", "site_status", "scheduled_publish_at", "published_at", "external_url"], batch_size=500)
+    PublishingRecord.objects.bulk_create(records, batch_size=500)
+    return integration
+
+
 def console_pages(seeded: SeededSite) -> dict[str, str]:
     """Every console page that reads, by URL name, at the path it has for the seeded site."""
     site_id = seeded.site.pk
@@ -137,5 +175,7 @@ def console_pages(seeded: SeededSite) -> dict[str, str]:
         "notifications": "/app/notifications/",
         "bell": "/app/notifications/bell/",
         **account_pages(seeded.site),
+        "calendar": f"/app/sites/{site_id}/calendar/",
+        "cms": f"/app/sites/{site_id}/cms/",
     }
     return paths
