@@ -87,11 +87,11 @@ def test_an_automation_run_from_the_configuration_form_to_its_completed_view_wit
     press(page.get_by_role("navigation", name="Workspace").get_by_role("link", name="Automation"))
     page.wait_for_url("**/automation/")
     assert "Europe/Berlin" in page.locator(".page-head").inner_text()
-    screens.capture("30-automation")
+    screens.capture("40-automation")
     type_into(page.get_by_label("Stage 2 batch size"), "0")
     press(page.get_by_role("button", name="Save the configuration"))
     page.get_by_text("Ensure this value is greater than or equal to 1.").wait_for()
-    screens.capture("31-automation-field-error")
+    screens.capture("41-automation-field-error")
     type_into(page.get_by_label("Stage 2 batch size"), "1")
     for stage, share in ((1, "100"), (2, "0"), (4, "0")):
         type_into(page.get_by_label(f"Stage {stage} budget percent"), share)
@@ -109,7 +109,7 @@ def test_an_automation_run_from_the_configuration_form_to_its_completed_view_wit
     press(page.get_by_role("button", name="Run now"))
     page.locator("#refused").wait_for()
     assert f"This run needs {estimate} credits; you have 2 available." in page.locator("#refused").inner_text()
-    screens.capture("32-automation-refused")
+    screens.capture("42-automation-refused")
 
     manage(env, "shell", "-c", FUND)
     page.goto(page.url.removesuffix("run/"))
@@ -119,12 +119,12 @@ def test_an_automation_run_from_the_configuration_form_to_its_completed_view_wit
     press(page.get_by_role("button", name="Run now"))
     page.wait_for_url("**/app/automation/runs/*/")
     wait_for_status(page, "running")
-    screens.capture("33-automation-run-running")
+    screens.capture("43-automation-run-running")
     press(page.get_by_role("button", name="Pause"))
     wait_for_status(page, "paused")
     paused_items = int(page.locator("#run-items").inner_text())
     assert page.get_by_role("button", name="Resume").is_visible()
-    screens.capture("34-automation-run-paused")
+    screens.capture("44-automation-run-paused")
     page.wait_for_timeout(3000)
     page.reload()
     assert run_status(page) == "paused"
@@ -135,7 +135,7 @@ def test_an_automation_run_from_the_configuration_form_to_its_completed_view_wit
     assert int(page.locator("#run-credits").inner_text().split()[0]) > 0
     assert page.locator("#run-stages tbody tr").count() == 7
     assert not page.get_by_role("button", name="Pause").count()
-    screens.capture("35-automation-run-completed")
+    screens.capture("45-automation-run-completed")
     run_url = page.url
     # The README's picture of a run (docs/console-run.png is a copy): the first screenful of it.
     page.screenshot(path=str(output_dir / "console-run.png"))
@@ -144,14 +144,14 @@ def test_an_automation_run_from_the_configuration_form_to_its_completed_view_wit
     press(page.get_by_role("link", name="Run history"))
     page.wait_for_url("**/automation/runs/")
     assert page.locator("#results tbody tr").count() == 1 and "Completed" in page.locator("#results").inner_text()
-    screens.capture("36-automation-runs")
+    screens.capture("46-automation-runs")
 
     # Credits and plan: the header's balance leads there; the chart is drawn from the vendored library.
     press(page.locator(".credits"))
     page.wait_for_url("**/app/credits/")
     page.locator("#usage-chart[data-drawn=true]").wait_for()
     assert page.locator("#transactions tbody tr").count() >= 2
-    screens.capture("37-credits")
+    screens.capture("47-credits")
 
     # The same screens on a phone, 360 px wide: no sideways scrolling (wide tables scroll in their frame).
     phone = browser.new_context(viewport={"width": 360, "height": 780}, storage_state=context.storage_state())
@@ -159,7 +159,7 @@ def test_an_automation_run_from_the_configuration_form_to_its_completed_view_wit
     phone_screens = Screens(phone_page, output_dir, base)
     for name, url in (("automation", base + f"/app/sites/{site_id(page)}/automation/"), ("run", run_url), ("credits", base + "/app/credits/")):
         phone_page.goto(url)
-        phone_screens.capture(f"38-phone-{name}")
+        phone_screens.capture(f"48-phone-{name}")
         assert phone_page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"), f"{name} scrolls sideways at 360 px"
     phone.close()
 
