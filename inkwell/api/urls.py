@@ -15,7 +15,7 @@ urlpatterns = [
     path("jobs/", include("inkwell.jobs.urls")),
     path("planner/", include("inkwell.planner.urls")),
     path("writer/", include("inkwell.writer.urls")),
-    path("integration/", include("inkwell.publishing.settings_urls")),
+    path("integration/", include("inkwell.sitesettings.urls")),
     path("integration/", include("inkwell.integration.urls")),
     path("publisher/", include("inkwell.publishing.urls")),
     path("linker/", include("inkwell.linker.urls")),

@@ -48,7 +48,7 @@ from inkwell.jobs.services import JobCancelled, JobContext, execute
 from inkwell.notifications.models import NotificationType, Severity
 from inkwell.notifications.services import notify
 from inkwell.observability.metrics import record_automation_run
-from inkwell.publishing.site_settings import effective_settings
+from inkwell.sitesettings.selectors import effective_settings
 
 logger = logging.getLogger("inkwell.automation")
 
@@ -167,7 +167,7 @@ class Engine:
                 self._finish_in_flight()
                 for number in STAGES:
                     if self._stage(STAGES[number]) and number < len(STAGES):
-                        self._sleep(effective_settings(self.site).delays.between_stage)
+                        self._sleep(effective_settings(site=self.site).delays.between_stage)
                 self._complete()
             except Stop:
                 pass

@@ -4,12 +4,14 @@ Every number comes from the stage definitions of ``inkwell.automation.stages`` (
 engine runs) over live data.
 """
 
+from datetime import datetime
 from itertools import groupby
 
 from inkwell.automation.models import ACTIVE_RUN_STATUSES, AutomationRun
 from inkwell.automation.stages import KEYWORDS_PER_CLUSTER, STAGES, Pipeline
 from inkwell.billing.models import CreditLedger
 from inkwell.billing.services import cost_of
+from inkwell.sitesettings.models import SiteSettings
 from inkwell.tenancy.models import Site
 from inkwell.writer import images as writer_images
 
@@ -186,3 +188,11 @@ def current_processing(site: Site) -> dict:
         "items_processed": run.items_processed,
         "credits_used": run.credits_used,
     }
+
+
+def due_automation(*, now: datetime, limit: int = 500) -> list[SiteSettings]:
+    """Every account's sites whose next automation run has come, the longest due first (index
+    ``sitesettings_next_run``), with their site, account and subscription. At most ``limit``: the
+    rest are still due at the next pass."""
+    due = SiteSettings.dangerously_unscoped.filter(next_run_at__lte=now).select_related("site", "account__subscription")
+    return list(due.order_by("next_run_at", "id")[:limit])

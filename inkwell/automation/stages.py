@@ -27,7 +27,7 @@ from inkwell.jobs.models import ACTIVE_JOB_STATUSES, Job
 from inkwell.planner import services as planner
 from inkwell.planner.models import Cluster, ClusterStatus, ContentIdea, IdeaStatus, Keyword, KeywordStatus
 from inkwell.planner.serializers import DEFAULT_IDEAS_PER_CLUSTER
-from inkwell.publishing.site_settings import EffectiveSiteSettings, effective_settings
+from inkwell.sitesettings.selectors import EffectiveSiteSettings, effective_settings
 from inkwell.system.selectors import content_settings
 from inkwell.tenancy.models import Account, Site, User
 from inkwell.writer import images as writer_images
@@ -62,7 +62,7 @@ class Pipeline:
         return cls(
             site=site,
             account=account,
-            settings=effective_settings(site),
+            settings=effective_settings(site=site),
             article_length=generation["default_article_length"],
             images_per_content=per_content,
             ideas_per_cluster=DEFAULT_IDEAS_PER_CLUSTER,

@@ -26,8 +26,7 @@ from inkwell.automation import selectors, services
 from inkwell.automation.models import RunTrigger
 from inkwell.notifications.models import NotificationType, Severity
 from inkwell.notifications.services import notify
-from inkwell.publishing import site_settings
-from inkwell.publishing.models import SiteSettings
+from inkwell.sitesettings.models import SiteSettings
 from inkwell.system.selectors import module_enabled
 
 logger = logging.getLogger(__name__)
@@ -86,9 +85,9 @@ def dispatch_due_runs(*, now: datetime | None = None) -> int:
     processes at once. Returns how many runs it started."""
     now = now or timezone.now()
     started = 0
-    for row in site_settings.due_automation(now=now):
+    for row in selectors.due_automation(now=now):
         with transaction.atomic():
-            if site_settings.claim_due_run(row, now=now) and _start_scheduled_run(row):
+            if services.claim_due_run(row=row, now=now) and _start_scheduled_run(row):
                 started += 1
     return started
 

@@ -1,7 +1,12 @@
 """Reads of publishing: where one content stands on its CMS."""
 
+from datetime import datetime
+
+from django.db.models import Q
+
 from inkwell.publishing.models import PublishingRecord
-from inkwell.writer.models import Content
+from inkwell.tenancy.models import Site
+from inkwell.writer.models import Content, SiteStatus
 
 
 def latest_record(content: Content) -> PublishingRecord | None:
@@ -25,3 +30,22 @@ def publish_status(content: Content) -> dict:
         "next_retry_at": record.retry_at if retrying else None,
         "last_record": record,
     }
+
+
+def taken_publish_times(*, site: Site, start: datetime, end: datetime, exclude: Content) -> list[datetime]:
+    """When the site's other content is scheduled or was published, between ``start`` and ``end`` (one query)."""
+    upcoming = (SiteStatus.SCHEDULED, SiteStatus.PUBLISHING)
+    rows = (
+        Content.objects.for_account(site.account_id)
+        .filter(site=site)
+        .filter(Q(site_status__in=upcoming, scheduled_publish_at__range=(start, end)) | Q(published_at__range=(start, end)))
+        .exclude(pk=exclude.pk)
+        .values_list("site_status", "scheduled_publish_at", "published_at")
+    )
+    taken = []
+    for site_status, scheduled_at, published_at in rows:
+        if site_status in upcoming and scheduled_at is not None and start <= scheduled_at <= end:
+            taken.append(scheduled_at)
+        if published_at is not None and start <= published_at <= end:
+            taken.append(published_at)
+    return taken

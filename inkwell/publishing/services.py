@@ -30,7 +30,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.html import escape
 
-from inkwell.api.exceptions import CMSPublishFailed, StateConflict
+from inkwell.api.exceptions import BusinessRuleViolation, CMSPublishFailed, StateConflict
 from inkwell.cms.base import CMSAdapter, CMSError, CMSNotFound, PostPayload, RemotePost
 from inkwell.integration.models import SiteIntegration
 from inkwell.integration.services import adapter_for
@@ -38,10 +38,13 @@ from inkwell.notifications.models import NotificationType, Severity
 from inkwell.notifications.services import notify
 from inkwell.observability.metrics import record_publish_attempt
 from inkwell.publishing.models import PublishingRecord, PublishStatus, PublishTrigger
+from inkwell.publishing.selectors import taken_publish_times
+from inkwell.sitesettings import slots
+from inkwell.sitesettings.selectors import effective_settings
 from inkwell.system.selectors import content_settings
-from inkwell.tenancy.models import User
+from inkwell.tenancy.models import Site, User
 from inkwell.writer.models import Content, ContentStatus, Image, ImageStatus, ImageType, SiteStatus, Taxonomy, TaxonomyType, cms_slug
-from inkwell.writer.services import PUBLISHABLE_STATUSES, check_publishable
+from inkwell.writer.services import PUBLISHABLE_STATUSES, check_publishable, content_schedule
 
 logger = logging.getLogger("inkwell.publishing")
 
@@ -49,6 +52,7 @@ NO_CMS_INTEGRATION = "This site has no CMS integration"
 BEING_PUBLISHED = "The content is being published"
 WORKER_LOST = ("worker_lost", "The worker publishing this content stopped before it finished")
 CMS_STATUS_LIVE = "publish"
+NO_FREE_SLOT = "No free publishing slot within the limits"
 
 
 @dataclass(frozen=True)
@@ -428,3 +432,33 @@ def record_publication(*, content: Content, external_url: str, external_id: str 
         finished_at=now,
         duration_ms=0,
     )
+
+
+@transaction.atomic
+def schedule_in_next_slot(*, content: Content, after: datetime | None = None) -> dict:
+    """Schedules the content in its site's next free publishing slot after ``after`` (now by
+    default): a publish day and time slot in the site's time zone whose day, week and month are
+    under their limits (``slots.next_free_slot``). Returns the schedule result.
+
+    The site row is locked first, so two approvals on one site never take the same slot. None
+    free within the planner's horizon is a 422 on ``scheduled_publish_at``.
+    """
+    site = Site.objects.for_account(content.account_id).select_for_update().get(pk=content.site_id)
+    after = after or timezone.now()
+    publishing = effective_settings(site=site).publishing
+    taken = taken_publish_times(
+        site=site, start=slots.window_start(after, site.time_zone), end=after + timedelta(days=slots.HORIZON_DAYS + 2), exclude=content
+    )
+    slot = slots.next_free_slot(
+        after=after,
+        time_zone=site.time_zone,
+        publish_days=publishing.publish_days,
+        time_slots=publishing.time_slots,
+        daily_limit=publishing.daily_publish_limit,
+        weekly_limit=publishing.weekly_publish_limit,
+        monthly_limit=publishing.monthly_publish_limit,
+        taken=taken,
+    )
+    if slot is None:
+        raise BusinessRuleViolation({"scheduled_publish_at": [NO_FREE_SLOT]})
+    return content_schedule(content=content, scheduled_publish_at=slot)

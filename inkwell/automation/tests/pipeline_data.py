@@ -9,7 +9,7 @@ from inkwell.billing import services as billing
 from inkwell.billing.models import CreditLedger, CreditUsage
 from inkwell.keywords.models import SeedKeyword
 from inkwell.planner.models import Keyword
-from inkwell.publishing.site_settings import unified_settings_update
+from inkwell.sitesettings.services import unified_settings_update
 from inkwell.system import services as system
 from inkwell.tenancy.models import IndustrySector, Sector
 

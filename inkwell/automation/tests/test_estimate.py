@@ -13,7 +13,8 @@ from inkwell.billing.services import cost_of
 from inkwell.jobs.models import Job
 from inkwell.planner.models import Keyword
 from inkwell.planner.tests.factories import make_cluster, make_idea, make_keyword
-from inkwell.publishing.site_settings import STAGE_LIMIT_FIELDS, unified_settings_update
+from inkwell.sitesettings.selectors import STAGE_LIMIT_FIELDS
+from inkwell.sitesettings.services import unified_settings_update
 from inkwell.writer.models import Content, ImageStatus
 from inkwell.writer.tests.factories import make_task, site_sector
 from inkwell.writer.tests.image_factories import make_content, make_image
