@@ -15,6 +15,7 @@ urlpatterns = [
     path("jobs/", include("inkwell.jobs.urls")),
     path("planner/", include("inkwell.planner.urls")),
     path("writer/", include("inkwell.writer.urls")),
+    path("writer/", include("inkwell.publishing.content_urls")),
     path("integration/", include("inkwell.sitesettings.urls")),
     path("integration/", include("inkwell.integration.urls")),
     path("publisher/", include("inkwell.publishing.urls")),

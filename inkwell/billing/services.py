@@ -88,7 +88,7 @@ def _moved(account_id: int, **change) -> LedgerState | None:
     return state
 
 
-def open_ledger(account: Account, *, initial_credits: int = 0, description: str = "Sign-up credits") -> CreditLedger:
+def open_ledger(*, account: Account, initial_credits: int = 0, description: str = "Sign-up credits") -> CreditLedger:
     """The ledger of a new account, with its first grant."""
     with transaction.atomic():
         ledger = CreditLedger.dangerously_unscoped.create(account=account)

@@ -13,8 +13,7 @@ from collections import defaultdict
 from django.db import transaction
 from django.utils import timezone
 
-from inkwell.ai.local.phrases import STRUCTURES
-from inkwell.ai.types import KeywordInput, TokenUsage
+from inkwell.ai.types import STRUCTURES, KeywordInput, TokenUsage
 from inkwell.api.text import counted, was
 from inkwell.billing.services import cost_of, settle_job
 from inkwell.jobs.models import Job

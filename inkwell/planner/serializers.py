@@ -4,7 +4,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from inkwell.ai.local.phrases import STRUCTURES
+from inkwell.ai.types import STRUCTURES
 from inkwell.api.filters import MAX_ID
 from inkwell.keywords.models import DIFFICULTY_LABELS, SeedKeyword
 from inkwell.planner.models import Cluster, ClusterStatus, ContentIdea, IdeaStatus, Keyword, KeywordStatus

@@ -38,7 +38,7 @@ MAX_IDEA_CLUSTERS = 100
 # Rows per INSERT when adding keywords: 5,000 keywords are 5 statements on PostgreSQL (SQLite's
 # 999-parameter limit makes its batches smaller).
 INSERT_BATCH_SIZE = 1_000
-# What the writer accepts for an idea's content type (its structures: inkwell.ai.local.phrases.STRUCTURES).
+# What the writer accepts for an idea's content type (its structures: inkwell.ai.types.STRUCTURES).
 CONTENT_TYPES = ("post", "page")
 
 ALREADY_ADDED = "This keyword is already in the site's workflow"

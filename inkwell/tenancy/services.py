@@ -15,7 +15,6 @@ from django.utils.text import slugify
 from rest_framework.exceptions import PermissionDenied, ValidationError
 
 from inkwell.api.exceptions import Conflict, InvalidCredentials, PlanLimitReached
-from inkwell.billing.services import open_ledger
 from inkwell.tenancy import api_keys, logins, tokens
 from inkwell.tenancy.models import (
     Account,
@@ -32,6 +31,7 @@ from inkwell.tenancy.models import (
     SubscriptionStatus,
     User,
 )
+from inkwell.tenancy.signals import account_opened
 
 logger = logging.getLogger(__name__)
 
@@ -77,7 +77,7 @@ def account_register(*, email: str, password: str, first_name: str = "", last_na
     plan = Plan.objects.get(slug=settings.INKWELL_DEFAULT_PLAN)
     signup_credits = settings.INKWELL_SIGNUP_CREDITS
     account = Account.objects.create(name=account_name.strip() or f"{first_name.strip() or email.split('@')[0]}'s account")
-    open_ledger(account, initial_credits=plan.signup_credits if signup_credits is None else signup_credits)
+    account_opened.send(sender=Account, account=account, signup_credits=plan.signup_credits if signup_credits is None else signup_credits)
     now = timezone.now()
     Subscription.objects.create(
         account=account, plan=plan, status=SubscriptionStatus.ACTIVE, current_period_start=now, current_period_end=now + SUBSCRIPTION_PERIOD

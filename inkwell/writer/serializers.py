@@ -5,7 +5,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from inkwell.ai.local.phrases import STRUCTURES, TONES
+from inkwell.ai.types import STRUCTURES, TONES
 from inkwell.api import fields
 from inkwell.planner.models import ContentIdea
 from inkwell.tenancy.serializers import AccountSectorField, AccountSiteField, SiteSectorPayloadMixin

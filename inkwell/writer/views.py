@@ -11,9 +11,6 @@ from inkwell.api.schema import ErrorEnvelopeSerializer
 from inkwell.api.views import validated
 from inkwell.jobs.serializers import JobStartedSerializer
 from inkwell.jobs.views import job_accepted
-from inkwell.publishing import services as publishing
-from inkwell.publishing.selectors import publish_status
-from inkwell.publishing.serializers import PublishStatusSerializer
 from inkwell.tenancy.viewsets import AccountScopedViewSet
 from inkwell.writer import serializers as s
 from inkwell.writer import selectors, services
@@ -136,17 +133,6 @@ class ContentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, WriterVie
         """Makes images for the content in the background: prompts extracted from the article, then
         the images (``ai_prompts_*``, ``ai_images_*``). ``image_type``: featured or in_article."""
         return generate_images_response(request, self.get_object())
-
-    @extend_schema(request=None, responses={200: PublishStatusSerializer, 409: ErrorEnvelopeSerializer, 502: ErrorEnvelopeSerializer})
-    @action(detail=True, methods=["post"])
-    def publish_to_cms(self, request, pk=None):
-        """Publishes approved content on its site's CMS now (as ``POST /publisher/publish/`` does):
-        the answer is where it stands afterwards, with the attempt's record. Content that is not
-        approved, a site with no active integration, or content already being published is a 409;
-        a CMS that refused or could not be reached is a 502 with its reason and the retry plan."""
-        content = self.get_object()
-        publishing.publish_now(content=content, user=request.user)
-        return ok(PublishStatusSerializer(publish_status(content)).data)
 
     @extend_schema(request=s.ScheduleInputSerializer, responses={200: s.ScheduleResultSerializer, 409: ErrorEnvelopeSerializer})
     @action(detail=True, methods=["post"])

@@ -1,0 +1,14 @@
+"""Mounted at /api/v1/writer/ beside the writer's routes (inkwell/api/urls.py): publishing a content
+now is publishing's, at the address clients know."""
+
+from django.urls import re_path
+
+from inkwell.publishing import views
+
+urlpatterns = [
+    re_path(
+        r"^content/(?P<pk>[^/.]+)/publish_to_cms/$",
+        views.ContentPublishViewSet.as_view({"post": "publish_to_cms"}),
+        name="writer-content-publish-to-cms",
+    ),
+]
