@@ -44,7 +44,7 @@ from inkwell.sitesettings.selectors import effective_settings
 from inkwell.system.selectors import content_settings
 from inkwell.tenancy.models import Site, User
 from inkwell.writer.models import Content, ContentStatus, Image, ImageStatus, ImageType, SiteStatus, Taxonomy, TaxonomyType, cms_slug
-from inkwell.writer.services import PUBLISHABLE_STATUSES, check_publishable, content_schedule
+from inkwell.writer.services import PUBLISHABLE_STATUSES, check_publishable
 
 logger = logging.getLogger("inkwell.publishing")
 
@@ -53,6 +53,7 @@ BEING_PUBLISHED = "The content is being published"
 WORKER_LOST = ("worker_lost", "The worker publishing this content stopped before it finished")
 CMS_STATUS_LIVE = "publish"
 NO_FREE_SLOT = "No free publishing slot within the limits"
+NO_ACTIVE_INTEGRATION = "This site has no active CMS integration: connect one (POST /api/v1/integration/) or activate it first"
 
 
 @dataclass(frozen=True)
@@ -432,6 +433,36 @@ def record_publication(*, content: Content, external_url: str, external_id: str 
         finished_at=now,
         duration_ms=0,
     )
+
+
+def content_schedule(*, content: Content, scheduled_publish_at) -> dict:
+    """Places approved content of a site with an active CMS integration on the publishing
+    schedule (any publishing status but ``publishing``). What would fail at its time is refused
+    now: content that is not approved, or a site with no active integration (409)."""
+    check_publishable(content)
+    if not SiteIntegration.objects.for_account(content.account_id).filter(site_id=content.site_id, is_active=True).exists():
+        raise StateConflict({"site": [NO_ACTIVE_INTEGRATION]})
+    scheduled = (
+        Content.objects.for_account(content.account_id)
+        .filter(pk=content.pk, status__in=PUBLISHABLE_STATUSES)
+        .exclude(site_status=SiteStatus.PUBLISHING)
+        .update(site_status=SiteStatus.SCHEDULED, scheduled_publish_at=scheduled_publish_at, updated_at=timezone.now())
+    )
+    if not scheduled:
+        raise StateConflict({"site_status": ["Content that is being published cannot be scheduled"]})
+    return {"content_id": content.pk, "site_status": SiteStatus.SCHEDULED, "scheduled_publish_at": scheduled_publish_at}
+
+
+def content_unschedule(*, content: Content) -> dict:
+    """Takes scheduled content off the schedule: ``not_published``, no publish time."""
+    unscheduled = (
+        Content.objects.for_account(content.account_id)
+        .filter(pk=content.pk, site_status=SiteStatus.SCHEDULED)
+        .update(site_status=SiteStatus.NOT_PUBLISHED, scheduled_publish_at=None, updated_at=timezone.now())
+    )
+    if not unscheduled:
+        raise StateConflict({"site_status": ["Content is not scheduled"]})
+    return {"content_id": content.pk, "site_status": SiteStatus.NOT_PUBLISHED, "scheduled_publish_at": None}
 
 
 @transaction.atomic

@@ -7,7 +7,6 @@ from rest_framework.exceptions import ValidationError
 
 from inkwell.api.exceptions import Conflict, StateConflict
 from inkwell.billing.services import cost_of, reserve_for_job
-from inkwell.integration.models import SiteIntegration
 from inkwell.jobs.models import Job
 from inkwell.jobs.services import start_job
 from inkwell.notifications.models import NotificationType
@@ -16,7 +15,7 @@ from inkwell.planner.models import ContentIdea, IdeaStatus
 from inkwell.system.selectors import content_settings
 from inkwell.tenancy.models import Account, Sector, Site, User
 from inkwell.tenancy.serializers import REQUIRED, SECTOR_NOT_IN_SITE
-from inkwell.writer.models import Content, ContentRevision, ContentStatus, SiteStatus, Task, TaskStatus, Taxonomy, TaxonomyType
+from inkwell.writer.models import Content, ContentRevision, ContentStatus, Task, TaskStatus, Taxonomy, TaxonomyType
 from inkwell.writer.overlaps import flag_new_tasks
 from inkwell.writer.sanitize import clean_html, plain_text, visible_word_count
 from inkwell.writer.signals import content_approved
@@ -38,7 +37,6 @@ IDEA_TAKEN = "This idea already has a task"
 IDEA_NOT_IN_SITE = "Idea must belong to the selected site"
 TAXONOMY_NOT_IN_SITE = "Taxonomy must belong to the content's site"
 NOT_APPROVED = "Only approved content can be published or scheduled; this content is {status}: move it to approved first (update_content with status approved)"
-NO_ACTIVE_INTEGRATION = "This site has no active CMS integration: connect one (POST /api/v1/integration/) or activate it first"
 
 
 # Tasks
@@ -294,36 +292,6 @@ def check_publishable(content: Content) -> None:
     Content published before was approved then: publishing it again updates its post."""
     if content.status not in PUBLISHABLE_STATUSES:
         raise StateConflict({"status": [NOT_APPROVED.format(status=content.status)]})
-
-
-def content_schedule(*, content: Content, scheduled_publish_at) -> dict:
-    """Places approved content of a site with an active CMS integration on the publishing
-    schedule (any publishing status but ``publishing``). What would fail at its time is refused
-    now: content that is not approved, or a site with no active integration (409)."""
-    check_publishable(content)
-    if not SiteIntegration.objects.for_account(content.account_id).filter(site_id=content.site_id, is_active=True).exists():
-        raise StateConflict({"site": [NO_ACTIVE_INTEGRATION]})
-    scheduled = (
-        Content.objects.for_account(content.account_id)
-        .filter(pk=content.pk, status__in=PUBLISHABLE_STATUSES)
-        .exclude(site_status=SiteStatus.PUBLISHING)
-        .update(site_status=SiteStatus.SCHEDULED, scheduled_publish_at=scheduled_publish_at, updated_at=timezone.now())
-    )
-    if not scheduled:
-        raise StateConflict({"site_status": ["Content that is being published cannot be scheduled"]})
-    return {"content_id": content.pk, "site_status": SiteStatus.SCHEDULED, "scheduled_publish_at": scheduled_publish_at}
-
-
-def content_unschedule(*, content: Content) -> dict:
-    """Takes scheduled content off the schedule: ``not_published``, no publish time."""
-    unscheduled = (
-        Content.objects.for_account(content.account_id)
-        .filter(pk=content.pk, site_status=SiteStatus.SCHEDULED)
-        .update(site_status=SiteStatus.NOT_PUBLISHED, scheduled_publish_at=None, updated_at=timezone.now())
-    )
-    if not unscheduled:
-        raise StateConflict({"site_status": ["Content is not scheduled"]})
-    return {"content_id": content.pk, "site_status": SiteStatus.NOT_PUBLISHED, "scheduled_publish_at": None}
 
 
 # Taxonomies

@@ -134,21 +134,6 @@ class ContentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, WriterVie
         the images (``ai_prompts_*``, ``ai_images_*``). ``image_type``: featured or in_article."""
         return generate_images_response(request, self.get_object())
 
-    @extend_schema(request=s.ScheduleInputSerializer, responses={200: s.ScheduleResultSerializer, 409: ErrorEnvelopeSerializer})
-    @action(detail=True, methods=["post"])
-    def schedule(self, request, pk=None):
-        """Puts approved content on the publishing schedule: ``site_status`` becomes ``scheduled``.
-        The time must be in the future (400); content that is not approved, a site with no active
-        CMS integration, or content being published is a 409."""
-        content = self.get_object()
-        result = services.content_schedule(content=content, **validated(s.ScheduleInputSerializer, request))
-        return ok(s.ScheduleResultSerializer(result).data)
-
-    @extend_schema(request=None, responses={200: s.ScheduleResultSerializer})
-    @action(detail=True, methods=["post"])
-    def unschedule(self, request, pk=None):
-        """Takes scheduled content off the schedule (``not_published``, no time); 409 when it is not scheduled."""
-        return ok(s.ScheduleResultSerializer(services.content_unschedule(content=self.get_object())).data)
 
 
 @extend_schema(tags=["writer"])
