@@ -13,6 +13,7 @@ urlpatterns = [
     path("billing/", include("inkwell.billing.urls")),
     path("notifications/", include("inkwell.notifications.urls")),
     path("jobs/", include("inkwell.jobs.urls")),
+    path("planner/", include("inkwell.writer.idea_urls")),
     path("planner/", include("inkwell.planner.urls")),
     path("writer/", include("inkwell.writer.urls")),
     path("writer/", include("inkwell.publishing.content_urls")),

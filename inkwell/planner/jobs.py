@@ -21,10 +21,10 @@ from inkwell.jobs.services import JobContext, JobFailed, job_kind
 from inkwell.notifications.models import Severity
 from inkwell.notifications.services import notify
 from inkwell.planner.models import Cluster, ContentIdea, Keyword
+from inkwell.planner.overlaps import flag_new_ideas
 from inkwell.planner.services import AUTO_CLUSTER_JOB, CONTENT_TYPES, GENERATE_IDEAS_JOB
 from inkwell.system.selectors import ai_client
 from inkwell.tenancy.models import Sector
-from inkwell.writer.overlaps import flag_new_ideas
 
 # The keywords an idea prompt names per cluster: its highest-volume ones.
 IDEA_PROMPT_KEYWORDS = 20
@@ -207,7 +207,7 @@ def generate_ideas(ctx: JobContext) -> dict:
         for cluster, idea in drafts
     ]
     # Compared with what the site had before this job: ideas of one cluster are angles on it, not rivals.
-    flag_new_ideas(account, ideas)
+    flag_new_ideas(account=account, ideas=ideas)
     with transaction.atomic():
         ideas = ContentIdea.objects.bulk_create(ideas)
         credits = settle_job(job, amount=cost_of("idea_generation", len(clusters)), usage=TokenUsage(prompt_tokens, completion_tokens, model))

@@ -21,12 +21,10 @@ from inkwell.notifications.models import Severity
 from inkwell.notifications.services import notify
 from inkwell.planner import selectors
 from inkwell.planner.selectors import SEED_FIELDS
-from inkwell.planner.models import Cluster, ClusterStatus, ContentIdea, IdeaStatus, Keyword, KeywordStatus
-from inkwell.system.selectors import content_settings
+from inkwell.planner.models import Cluster, ClusterStatus, ContentIdea, Keyword, KeywordStatus
+from inkwell.planner.overlaps import flag_new_ideas
 from inkwell.tenancy.models import Account, Sector, Site, User
 from inkwell.tenancy.services import lock_account
-from inkwell.writer.models import Task
-from inkwell.writer.overlaps import flag_new_ideas, flag_new_tasks
 
 AUTO_CLUSTER_JOB = "planner.auto_cluster"
 GENERATE_IDEAS_JOB = "planner.generate_ideas"
@@ -270,9 +268,9 @@ def start_generate_ideas(
 
 @transaction.atomic
 def idea_create(*, account: Account, site: Site, title: str, **fields) -> ContentIdea:
-    """A new idea, flagged when it competes with the site's existing pieces (``inkwell.writer.overlaps``)."""
+    """A new idea, flagged when it competes with the site's existing pieces (``inkwell.planner.overlaps``)."""
     idea = ContentIdea(account=account, site=site, title=title, **fields)
-    flag_new_ideas(account, [idea])
+    flag_new_ideas(account=account, ideas=[idea])
     idea.save()
     return idea
 
@@ -288,58 +286,3 @@ def idea_update(*, idea: ContentIdea, **fields) -> ContentIdea:
         setattr(idea, name, value)
     idea.save()
     return idea
-
-
-@transaction.atomic
-def create_tasks(*, account: Account, ideas: models.QuerySet, idea_ids: list[int]) -> dict:
-    """Turns ideas (of ``ideas``, the caller's scoped queryset) into writer tasks, once each.
-
-    An idea that already has a task is reported in ``skipped`` with that task's id, not converted
-    again; the ideas' rows are locked first, so concurrent calls for one idea make one task (the
-    ``writer_task_once_per_idea`` constraint backs this up). A task's sector is the idea's, else
-    the first sector of its site. Length and tone come from the account's content settings.
-    """
-    wanted = list(dict.fromkeys(idea_ids))
-    found = {idea.pk: idea for idea in ideas.filter(pk__in=wanted).select_for_update(of=("self",)).order_by("pk")}
-    existing = selectors.idea_task_ids(account, found)
-    first_sectors: dict[int, int] = {}
-    site_sectors = Sector.objects.for_account(account).filter(site_id__in={idea.site_id for idea in found.values()}).order_by("site_id", "id")
-    for site_id, sector_id in site_sectors.values_list("site_id", "id"):
-        first_sectors.setdefault(site_id, sector_id)
-    defaults = content_settings(account, "content_generation")
-    tasks, skipped = [], []
-    for idea_id in wanted:
-        idea = found.get(idea_id)
-        sector_id = None if idea is None else idea.sector_id or first_sectors.get(idea.site_id)
-        if idea is None:
-            skipped.append({"idea_id": idea_id, "reason": TaskSkipReason.NOT_FOUND, "task_id": None})
-        elif idea_id in existing:
-            skipped.append({"idea_id": idea_id, "reason": TaskSkipReason.ALREADY_CONVERTED, "task_id": existing[idea_id]})
-        elif sector_id is None:
-            skipped.append({"idea_id": idea_id, "reason": TaskSkipReason.NO_SECTOR, "task_id": None})
-        else:
-            tasks.append(
-                Task(
-                    account=account,
-                    site_id=idea.site_id,
-                    sector_id=sector_id,
-                    idea=idea,
-                    cluster_id=idea.cluster_id,
-                    title=idea.title,
-                    description=idea.description,
-                    keywords=idea.target_keywords,
-                    outline=idea.outline,
-                    content_type=idea.content_type,
-                    content_structure=idea.content_structure,
-                    word_count=defaults["default_article_length"],
-                    tone=defaults["default_tone"],
-                )
-            )
-    flag_new_tasks(account, tasks)
-    Task.objects.bulk_create(tasks, batch_size=INSERT_BATCH_SIZE)
-    converted = [task.idea_id for task in tasks] + list(existing)
-    if converted:
-        ContentIdea.objects.for_account(account).filter(pk__in=converted).exclude(status=IdeaStatus.CONVERTED).update(
-            status=IdeaStatus.CONVERTED, updated_at=timezone.now()
-        )
-    return {"created": len(tasks), "task_ids": [task.pk for task in tasks], "skipped": skipped}

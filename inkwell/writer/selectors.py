@@ -5,7 +5,7 @@ import difflib
 from django.db.models import QuerySet
 
 from inkwell.tenancy.models import Account
-from inkwell.writer.models import Content, ContentRevision
+from inkwell.writer.models import Content, ContentRevision, Task
 
 DIFFED_FIELDS = ("title", "meta_title", "meta_description", "html")
 
@@ -37,3 +37,8 @@ def version_diff(old, new) -> list[dict]:
             lines.append((line[:1], line[1:]))
         fields.append({"field": name, "lines": lines})
     return fields
+
+
+def idea_task_ids(*, account: Account, idea_ids) -> dict[int, int]:
+    """``{idea_id: task_id}`` of the ideas that already became a writer task."""
+    return dict(Task.objects.for_account(account).filter(idea_id__in=list(idea_ids)).values_list("idea_id", "id"))

@@ -1,6 +1,7 @@
 """Writes of the writer domain: tasks, content and its workflow, schedules and taxonomies."""
 
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.text import slugify
 from rest_framework.exceptions import ValidationError
@@ -12,10 +13,12 @@ from inkwell.jobs.services import start_job
 from inkwell.notifications.models import NotificationType
 from inkwell.notifications.services import notify
 from inkwell.planner.models import ContentIdea, IdeaStatus
+from inkwell.planner.services import INSERT_BATCH_SIZE, TaskSkipReason
 from inkwell.system.selectors import content_settings
 from inkwell.tenancy.models import Account, Sector, Site, User
 from inkwell.tenancy.serializers import REQUIRED, SECTOR_NOT_IN_SITE
 from inkwell.writer.models import Content, ContentRevision, ContentStatus, Task, TaskStatus, Taxonomy, TaxonomyType
+from inkwell.writer import selectors
 from inkwell.writer.overlaps import flag_new_tasks
 from inkwell.writer.sanitize import clean_html, plain_text, visible_word_count
 from inkwell.writer.signals import content_approved
@@ -91,7 +94,7 @@ def tasks_bulk_create(*, account: Account, items: list[dict]) -> list[Task]:
     _check_ideas_free(account, idea_ids, lambda index: f"tasks.{index}.idea_id")
     defaults = _task_defaults(account)
     tasks = [_new_task(account, defaults, item) for item in items]
-    flag_new_tasks(account, tasks)
+    flag_new_tasks(account=account, tasks=tasks)
     tasks = Task.objects.bulk_create(tasks)
     _mark_ideas_converted(account, idea_ids)
     return tasks
@@ -101,7 +104,7 @@ def tasks_bulk_create(*, account: Account, items: list[dict]) -> list[Task]:
 def task_create(*, account: Account, **fields) -> Task:
     _check_ideas_free(account, [_idea_id(fields)], lambda index: "idea_id")
     task = _new_task(account, _task_defaults(account), fields)
-    flag_new_tasks(account, [task])
+    flag_new_tasks(account=account, tasks=[task])
     task.save()
     _mark_ideas_converted(account, [task.idea_id])
     return task
@@ -292,6 +295,64 @@ def check_publishable(content: Content) -> None:
     Content published before was approved then: publishing it again updates its post."""
     if content.status not in PUBLISHABLE_STATUSES:
         raise StateConflict({"status": [NOT_APPROVED.format(status=content.status)]})
+
+
+# Tasks made from ideas
+
+
+@transaction.atomic
+def create_tasks(*, account: Account, ideas: QuerySet, idea_ids: list[int]) -> dict:
+    """Turns ideas (of ``ideas``, the caller's scoped queryset) into writer tasks, once each.
+
+    An idea that already has a task is reported in ``skipped`` with that task's id, not converted
+    again; the ideas' rows are locked first, so concurrent calls for one idea make one task (the
+    ``writer_task_once_per_idea`` constraint backs this up). A task's sector is the idea's, else
+    the first sector of its site. Length and tone come from the account's content settings.
+    """
+    wanted = list(dict.fromkeys(idea_ids))
+    found = {idea.pk: idea for idea in ideas.filter(pk__in=wanted).select_for_update(of=("self",)).order_by("pk")}
+    existing = selectors.idea_task_ids(account=account, idea_ids=found)
+    first_sectors: dict[int, int] = {}
+    site_sectors = Sector.objects.for_account(account).filter(site_id__in={idea.site_id for idea in found.values()}).order_by("site_id", "id")
+    for site_id, sector_id in site_sectors.values_list("site_id", "id"):
+        first_sectors.setdefault(site_id, sector_id)
+    defaults = content_settings(account, "content_generation")
+    tasks, skipped = [], []
+    for idea_id in wanted:
+        idea = found.get(idea_id)
+        sector_id = None if idea is None else idea.sector_id or first_sectors.get(idea.site_id)
+        if idea is None:
+            skipped.append({"idea_id": idea_id, "reason": TaskSkipReason.NOT_FOUND, "task_id": None})
+        elif idea_id in existing:
+            skipped.append({"idea_id": idea_id, "reason": TaskSkipReason.ALREADY_CONVERTED, "task_id": existing[idea_id]})
+        elif sector_id is None:
+            skipped.append({"idea_id": idea_id, "reason": TaskSkipReason.NO_SECTOR, "task_id": None})
+        else:
+            tasks.append(
+                Task(
+                    account=account,
+                    site_id=idea.site_id,
+                    sector_id=sector_id,
+                    idea=idea,
+                    cluster_id=idea.cluster_id,
+                    title=idea.title,
+                    description=idea.description,
+                    keywords=idea.target_keywords,
+                    outline=idea.outline,
+                    content_type=idea.content_type,
+                    content_structure=idea.content_structure,
+                    word_count=defaults["default_article_length"],
+                    tone=defaults["default_tone"],
+                )
+            )
+    flag_new_tasks(account=account, tasks=tasks)
+    Task.objects.bulk_create(tasks, batch_size=INSERT_BATCH_SIZE)
+    converted = [task.idea_id for task in tasks] + list(existing)
+    if converted:
+        ContentIdea.objects.for_account(account).filter(pk__in=converted).exclude(status=IdeaStatus.CONVERTED).update(
+            status=IdeaStatus.CONVERTED, updated_at=timezone.now()
+        )
+    return {"created": len(tasks), "task_ids": [task.pk for task in tasks], "skipped": skipped}
 
 
 # Taxonomies
