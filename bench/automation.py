@@ -126,7 +126,7 @@ def inner(args) -> dict:
 
     spent = _time_provider_calls()
     started = time.perf_counter()
-    execute(run.job_id)
+    execute(job_id=run.job_id)
     seconds = time.perf_counter() - started
     run.refresh_from_db()
     provider = sum(value for name, value in spent.items() if not name.endswith("_calls"))

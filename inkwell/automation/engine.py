@@ -119,8 +119,8 @@ def announce_end(run: AutomationRun) -> None:
         RunStatus.FAILED: f"Automation run #{run.pk} failed: {run.error_message or 'it stopped unexpectedly'}",
     }
     notify(
-        run.account,
-        event,
+        account=run.account,
+        notification_type=event,
         title="Automation run ended",
         message=f"{messages[run.status]}. {counted(run.items_processed, 'item')} {was(run.items_processed)} processed for {counted(run.credits_used, 'credit')}.",
         severity=severity,
@@ -368,7 +368,7 @@ class Engine:
         """Runs the step's job here, and waits while it runs elsewhere (a retry a worker took, or a
         requeued job after a crash), running it here whenever it waits queued and is due. The
         ended job's status and error."""
-        execute(job_id, heartbeat=self.heartbeat)
+        execute(job_id=job_id, heartbeat=self.heartbeat)
         jobs = Job.objects.for_account(self.account)
         while True:
             job = jobs.filter(pk=job_id).values("status", "error", "attempts", "queued_at").first()
@@ -377,7 +377,7 @@ class Engine:
             if job["status"] not in ACTIVE_JOB_STATUSES:
                 return job
             if job["status"] == JobStatus.QUEUED and _due(job, timezone.now()):
-                execute(job_id, heartbeat=self.heartbeat)
+                execute(job_id=job_id, heartbeat=self.heartbeat)
                 continue
             time.sleep(POLL_SECONDS)
 

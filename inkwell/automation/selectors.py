@@ -36,7 +36,7 @@ def _taken(count: int, per_run_limit: int) -> int:
 
 def _image_groups_cost(content_ids: list) -> int:
     """What a batch of images costs: one job per content of the batch (``stages._image_steps``)."""
-    return sum(cost_of(writer_images.IMAGE_GENERATION, len(list(group))) for _, group in groupby(content_ids))
+    return sum(cost_of(operation_type=writer_images.IMAGE_GENERATION, units=len(list(group))) for _, group in groupby(content_ids))
 
 
 def estimate(site: Site) -> dict:
@@ -115,7 +115,7 @@ def _projection(pipeline: Pipeline, first_stage: int = 1, *, budget: int | None 
 
     # 1 keywords → clusters
     pending = STAGES[1].pending(pipeline).count()
-    taken, credits, cut = process(1, [None] * pending, lambda batch: cost_of("clustering", len(batch)))
+    taken, credits, cut = process(1, [None] * pending, lambda batch: cost_of(operation_type="clustering", units=len(batch)))
     stage_row(1, pending, len(taken), credits, cut)
     made = sum(-(-len(batch) // KEYWORDS_PER_CLUSTER) for batch in _chunks(taken, config(1).batch_size))
     exact = not made
@@ -126,7 +126,7 @@ def _projection(pipeline: Pipeline, first_stage: int = 1, *, budget: int | None 
 
     # 2 clusters → ideas
     pending = STAGES[2].pending(pipeline).count()
-    taken, credits, cut = process(2, [None] * (pending + made), lambda batch: cost_of("idea_generation", len(batch)))
+    taken, credits, cut = process(2, [None] * (pending + made), lambda batch: cost_of(operation_type="idea_generation", units=len(batch)))
     stage_row(2, pending, len(taken), credits, cut)
     made = len(taken) * pipeline.ideas_per_cluster
 
@@ -140,14 +140,14 @@ def _projection(pipeline: Pipeline, first_stage: int = 1, *, budget: int | None 
     lengths = list(STAGES[4].pending(pipeline).values_list("word_count", flat=True))
     pending = len(lengths)
     lengths += [pipeline.article_length] * made
-    taken, credits, cut = process(4, lengths, lambda batch: sum(cost_of("content_generation", length) for length in batch))
+    taken, credits, cut = process(4, lengths, lambda batch: sum(cost_of(operation_type="content_generation", units=length) for length in batch))
     stage_row(4, pending, len(taken), credits, cut)
     new_contents = len(taken)
 
     # 5 content → image prompts (none when articles get no images)
     pending = STAGES[5].pending(pipeline).count()
     contents = list(range(pending + new_contents)) if pipeline.images_per_content else []
-    prompted, credits, cut = process(5, contents, lambda batch: len(batch) * cost_of(writer_images.PROMPT_EXTRACTION, 1))
+    prompted, credits, cut = process(5, contents, lambda batch: len(batch) * cost_of(operation_type=writer_images.PROMPT_EXTRACTION, units=1))
     stage_row(5, pending, len(prompted), credits, cut)
 
     # 6 image prompts → images: each image is known by its content, to cost a batch by content.

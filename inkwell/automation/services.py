@@ -95,7 +95,7 @@ def _drop_queued_job(run: AutomationRun) -> None:
     """A job that has not started yet will not be needed (a running one stops by itself)."""
     job = Job.objects.for_account(run.account_id).filter(pk=run.job_id, status=JobStatus.QUEUED).first() if run.job_id else None
     if job is not None:
-        cancel_job(job)
+        cancel_job(job=job)
 
 
 @transaction.atomic

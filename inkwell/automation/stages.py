@@ -334,28 +334,28 @@ STAGES: dict[int, Stage] = {
     for stage in (
         Stage(
             1, "Keywords → clusters", "keyword", "clustered", _keywords_pending,
-            cost=lambda pipeline, keywords: cost_of("clustering", len(keywords)),
+            cost=lambda pipeline, keywords: cost_of(operation_type="clustering", units=len(keywords)),
             steps=_cluster_steps, done=_keywords_done, label=lambda keyword: keyword.keyword,
         ),
         Stage(
             2, "Clusters → ideas", "cluster", "ideas generated", _clusters_pending,
-            cost=lambda pipeline, clusters: cost_of("idea_generation", len(clusters)),
+            cost=lambda pipeline, clusters: cost_of(operation_type="idea_generation", units=len(clusters)),
             steps=_idea_steps, done=_clusters_done, label=lambda cluster: cluster.name,
         ),
         Stage(3, "Ideas → tasks", "idea", "task created", _ideas_pending, cost=_free, steps=_task_steps, done=_ideas_done, label=lambda idea: idea.title),
         Stage(
             4, "Tasks → content", "task", "draft written", _tasks_pending,
-            cost=lambda pipeline, tasks: sum(cost_of("content_generation", task.word_count) for task in tasks),
+            cost=lambda pipeline, tasks: sum(cost_of(operation_type="content_generation", units=task.word_count) for task in tasks),
             steps=_content_steps, done=_tasks_done, label=lambda task: task.title,
         ),
         Stage(
             5, "Content → image prompts", "content", "image prompts written", _contents_pending,
-            cost=lambda pipeline, contents: len(contents) * cost_of(writer_images.PROMPT_EXTRACTION, 1),
+            cost=lambda pipeline, contents: len(contents) * cost_of(operation_type=writer_images.PROMPT_EXTRACTION, units=1),
             steps=_prompt_steps, done=_contents_prompted, label=lambda content: content.title,
         ),
         Stage(
             6, "Image prompts → images", "image", "image generated", _images_pending,
-            cost=lambda pipeline, images: sum(cost_of(writer_images.IMAGE_GENERATION, len(group)) for group in _by_content(images)),
+            cost=lambda pipeline, images: sum(cost_of(operation_type=writer_images.IMAGE_GENERATION, units=len(group)) for group in _by_content(images)),
             steps=_image_steps, done=_images_done, label=lambda image: f"{image.content.title} (image {image.position + 1})",
         ),
         Stage(

@@ -46,8 +46,8 @@ def _skip_reason(row: SiteSettings) -> str | None:
 def _tell_short_of_credits(row: SiteSettings) -> None:
     estimate = selectors.estimate(row.site)
     notify(
-        row.account,
-        NotificationType.CREDITS_LOW,
+        account=row.account,
+        notification_type=NotificationType.CREDITS_LOW,
         title="Scheduled automation run skipped",
         message=(
             f"The scheduled automation run of {row.site.name} did not start: it needs an estimated "

@@ -104,6 +104,6 @@ class CreditsAddView(ApiView):
         account = Account.objects.filter(pk=data["account_id"]).first()
         if account is None:
             raise s.serializers.ValidationError({"account_id": ["Account not found"]})
-        entry = services.grant(account, data["amount"], description=data["description"] or "Credits added by staff", user=request.user)
+        entry = services.grant(account=account, amount=data["amount"], description=data["description"] or "Credits added by staff", user=request.user)
         balance = CreditLedger.objects.for_account(account).get().balance
         return created(s.CreditsAddedSerializer({"transaction": entry, "balance": balance}).data)

@@ -53,8 +53,8 @@ def sync_ended(job: Job) -> None:
     site_name = integration.site.name if integration else "the site"
     reason = error.get("message") or "The sync did not finish"
     notify(
-        job.account,
-        NotificationType.CMS_SYNC_FAILED,
+        account=job.account,
+        notification_type=NotificationType.CMS_SYNC_FAILED,
         title="",
         message=f'The sync of "{site_name}" with its CMS failed: {reason}',
         severity=Severity.ERROR,
@@ -65,7 +65,7 @@ def sync_ended(job: Job) -> None:
     )
 
 
-@job_kind(SYNC, on_failure=sync_ended)
+@job_kind(name=SYNC, on_failure=sync_ended)
 def sync(ctx: JobContext) -> dict:
     """Syncs the integration (``services.sync_integration``) and records the run, the
     integration's sync state and ``cms_sync_success`` in one transaction at the end.
@@ -82,7 +82,7 @@ def sync(ctx: JobContext) -> dict:
     SyncRun.objects.for_account(job.account_id).filter(job=job, status=SyncStatus.QUEUED).update(status=SyncStatus.RUNNING, started_at=now)
     _integrations(job).filter(sync_job=job).update(sync_status=SyncStatus.RUNNING, updated_at=now)
 
-    counts = sync_integration(integration=integration, adapter=adapter_for(integration), progress=ctx.progress)
+    counts = sync_integration(integration=integration, adapter=adapter_for(integration=integration), progress=ctx.progress)
 
     with transaction.atomic():
         finished_at = timezone.now()
@@ -95,8 +95,8 @@ def sync(ctx: JobContext) -> dict:
         )
         _integrations(job).filter(sync_job=job).update(sync_status=SyncStatus.SUCCEEDED, last_synced_at=finished_at, updated_at=finished_at)
         notify(
-            job.account,
-            NotificationType.CMS_SYNC_SUCCESS,
+            account=job.account,
+            notification_type=NotificationType.CMS_SYNC_SUCCESS,
             title="",
             message=f'"{integration.site.name}" is in sync with its CMS: {_summary(counts)}.',
             severity=Severity.SUCCESS,

@@ -42,4 +42,4 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, AccountScoped
         job = self.get_object()
         if not job.is_active:
             raise StateConflict({"status": [f"A {job.status} job cannot be cancelled"]})
-        return ok(JobSerializer(services.cancel_job(job)).data)
+        return ok(JobSerializer(services.cancel_job(job=job)).data)

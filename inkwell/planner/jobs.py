@@ -53,8 +53,8 @@ def _cluster_sector_id(keyword_ids: list[int], sector_of: dict[int, int], chosen
 def _clustering_failed(job: Job) -> None:
     count = len(job.params.get("keyword_ids", []))
     notify(
-        job.account,
-        "ai_cluster_failed",
+        account=job.account,
+        notification_type="ai_cluster_failed",
         title="",
         message=f"Clustering {counted(count, 'keyword')} failed: {_failure_message(job)}. No credits were charged.",
         severity=Severity.ERROR,
@@ -65,7 +65,7 @@ def _clustering_failed(job: Job) -> None:
     )
 
 
-@job_kind(AUTO_CLUSTER_JOB, on_failure=_clustering_failed)
+@job_kind(name=AUTO_CLUSTER_JOB, on_failure=_clustering_failed)
 def auto_cluster(ctx: JobContext) -> dict:
     job = ctx.job
     if job.result:
@@ -117,7 +117,7 @@ def auto_cluster(ctx: JobContext) -> dict:
         unplaced = [pk for pk in sector_of if pk not in placed]
         if unplaced:
             Keyword.objects.for_account(account).filter(pk__in=unplaced, cluster__isnull=False).update(cluster=None, updated_at=now)
-        credits = settle_job(job, amount=cost_of("clustering", len(keywords)), usage=answer.usage)
+        credits = settle_job(job=job, amount=cost_of(operation_type="clustering", units=len(keywords)), usage=answer.usage)
         result = {
             "clusters_created": len(clusters),
             "keywords_clustered": len(placed),
@@ -128,8 +128,8 @@ def auto_cluster(ctx: JobContext) -> dict:
         }
         _save_result(job, result)
         notify(
-            account,
-            "ai_cluster_complete",
+            account=account,
+            notification_type="ai_cluster_complete",
             title="",
             message=f"{counted(len(placed), 'keyword')} {was(len(placed))} grouped into {counted(len(clusters), 'cluster')}.",
             severity=Severity.SUCCESS,
@@ -147,8 +147,8 @@ def auto_cluster(ctx: JobContext) -> dict:
 def _ideas_failed(job: Job) -> None:
     count = len(job.params.get("cluster_ids", []))
     notify(
-        job.account,
-        "ai_ideas_failed",
+        account=job.account,
+        notification_type="ai_ideas_failed",
         title="",
         message=f"Generating ideas for {counted(count, 'cluster')} failed: {_failure_message(job)}. No credits were charged.",
         severity=Severity.ERROR,
@@ -169,7 +169,7 @@ def _prompt_keywords(account, cluster_ids: list[int]) -> dict[int, list[str]]:
     return by_cluster
 
 
-@job_kind(GENERATE_IDEAS_JOB, on_failure=_ideas_failed)
+@job_kind(name=GENERATE_IDEAS_JOB, on_failure=_ideas_failed)
 def generate_ideas(ctx: JobContext) -> dict:
     job = ctx.job
     if job.result:
@@ -210,7 +210,7 @@ def generate_ideas(ctx: JobContext) -> dict:
     flag_new_ideas(account=account, ideas=ideas)
     with transaction.atomic():
         ideas = ContentIdea.objects.bulk_create(ideas)
-        credits = settle_job(job, amount=cost_of("idea_generation", len(clusters)), usage=TokenUsage(prompt_tokens, completion_tokens, model))
+        credits = settle_job(job=job, amount=cost_of(operation_type="idea_generation", units=len(clusters)), usage=TokenUsage(prompt_tokens, completion_tokens, model))
         result = {
             "ideas_created": len(ideas),
             "idea_ids": [idea.pk for idea in ideas],
@@ -219,8 +219,8 @@ def generate_ideas(ctx: JobContext) -> dict:
         }
         _save_result(job, result)
         notify(
-            account,
-            "ai_ideas_complete",
+            account=account,
+            notification_type="ai_ideas_complete",
             title="",
             message=f"{counted(len(ideas), 'idea')} {was(len(ideas))} generated from {counted(len(clusters), 'cluster')}.",
             severity=Severity.SUCCESS,

@@ -85,15 +85,15 @@ def _keyword_from(seed: dict, *, account: Account, site: Site, sector: Sector, s
 @transaction.atomic
 def keyword_create(*, account: Account, site: Site, sector: Sector, seed_keyword: SeedKeyword, status: str = KeywordStatus.ACTIVE) -> Keyword:
     """One library keyword added to a site; a paid one costs its ``credit_cost`` (402 when short)."""
-    lock_account(account)
+    lock_account(account=account)
     if Keyword.objects.for_account(account).filter(site=site, seed_keyword=seed_keyword).exists():
         raise Conflict({"seed_keyword_id": [ALREADY_ADDED]})
     _check_keyword_limit(account, 1)
     if seed_keyword.credit_cost:
         spend(
-            account,
-            "keyword_purchase",
-            seed_keyword.credit_cost,
+            account=account,
+            operation_type="keyword_purchase",
+            amount=seed_keyword.credit_cost,
             site=site,
             related=("seed_keyword", seed_keyword.pk),
             description=f"Paid keyword: {seed_keyword.keyword}",
@@ -150,20 +150,20 @@ def add_to_workflow(*, account: Account, site: Site, sector: Sector, seed_keywor
     number of queries plus one INSERT per ``INSERT_BATCH_SIZE`` rows, whatever the count.
     """
     with transaction.atomic():
-        lock_account(account)  # concurrent additions cannot both pass the limit or add the same keyword
+        lock_account(account=account)  # concurrent additions cannot both pass the limit or add the same keyword
         selection = selectors.workflow_additions(account=account, site=site, sector=sector, seed_keyword_ids=seed_keyword_ids)
         adding, skipped, credits = selection.adding, selection.skipped, selection.credits
         if adding:
             _check_keyword_limit(account, len(adding))
             if credits:
                 paid = sum(1 for seed in adding if seed["credit_cost"])
-                spend(account, "keyword_purchase", credits, site=site, description=f"{counted(paid, 'paid keyword')} for {site.name}")
+                spend(account=account, operation_type="keyword_purchase", amount=credits, site=site, description=f"{counted(paid, 'paid keyword')} for {site.name}")
             Keyword.objects.bulk_create(
                 [_keyword_from(seed, account=account, site=site, sector=sector) for seed in adding], batch_size=INSERT_BATCH_SIZE
             )
             notify(
-                account,
-                "keywords_imported",
+                account=account,
+                notification_type="keywords_imported",
                 title="",
                 message=f"{counted(len(adding), 'keyword')} {was(len(adding))} added to {site.name} ({sector.name})"
                 + (f" for {counted(credits, 'credit')}." if credits else "."),
@@ -220,14 +220,14 @@ def start_auto_cluster(
         if missing:
             where = "this site and sector" if sector is not None else "this site"
             raise ValidationError({"keyword_ids": [f"Keywords not found in {where}: {_id_text(missing)}"]})
-    cost = cost_of("clustering", len(ids))
+    cost = cost_of(operation_type="clustering", units=len(ids))
     return start_job(
         account=account,
         kind=AUTO_CLUSTER_JOB,
         params={"keyword_ids": ids, "sector_id": sector.pk if sector is not None else None},
         site=site,
         user=user,
-        prepare=reserve_for_job("clustering", cost, description=f"Clustering {counted(len(ids), 'keyword')}"),
+        prepare=reserve_for_job(operation_type="clustering", amount=cost, description=f"Clustering {counted(len(ids), 'keyword')}"),
         inline=inline,
     )
 
@@ -251,14 +251,14 @@ def start_generate_ideas(
     if len(set(sites.values())) > 1:
         raise ValidationError({"cluster_ids": [CLUSTERS_OF_ONE_SITE]})
     site = Site.objects.for_account(account).get(pk=next(iter(sites.values())))
-    cost = cost_of("idea_generation", len(wanted))
+    cost = cost_of(operation_type="idea_generation", units=len(wanted))
     return start_job(
         account=account,
         kind=GENERATE_IDEAS_JOB,
         params={"cluster_ids": wanted, "ideas_per_cluster": ideas_per_cluster},
         site=site,
         user=user,
-        prepare=reserve_for_job("idea_generation", cost, description=f"Ideas for {counted(len(wanted), 'cluster')}"),
+        prepare=reserve_for_job(operation_type="idea_generation", amount=cost, description=f"Ideas for {counted(len(wanted), 'cluster')}"),
         inline=inline,
     )
 

@@ -68,7 +68,7 @@ def _cms_settings() -> dict:
     return settings.INKWELL_CMS
 
 
-def active_integration(content: Content) -> SiteIntegration | None:
+def active_integration(*, content: Content) -> SiteIntegration | None:
     return (
         SiteIntegration.objects.for_account(content.account_id)
         .filter(site_id=content.site_id, is_active=True)
@@ -77,7 +77,7 @@ def active_integration(content: Content) -> SiteIntegration | None:
     )
 
 
-def reference_of(content: Content) -> str:
+def reference_of(*, content: Content) -> str:
     """The token that marks our content's post on the CMS (see ``CMSAdapter.find_post``)."""
     return f"{content.account_id}-{content.pk}"
 
@@ -153,7 +153,7 @@ def _upload(adapter: CMSAdapter, image: Image) -> Image:
 _H2 = re.compile(r"<h2[\s>]", re.IGNORECASE)
 
 
-def body_with_images(html: str, images: list[Image]) -> str:
+def body_with_images(*, html: str, images: list[Image]) -> str:
     """The article with its in-article images placed as figures: the n-th image before the
     (n+1)-th H2, so that each lands at the start of a section after the first; images beyond the
     headings go at the end."""
@@ -177,9 +177,9 @@ def _payload(adapter: CMSAdapter, content: Content) -> PostPayload:
     in_article = [_upload(adapter, image) for image in images if image.image_type == ImageType.IN_ARTICLE]
     category_ids, tag_ids = _term_ids(adapter, content)
     return PostPayload(
-        reference=reference_of(content),
+        reference=reference_of(content=content),
         title=content.title,
-        html=body_with_images(content.html, in_article),
+        html=body_with_images(html=content.html, images=in_article),
         excerpt=content.excerpt or content.meta_description,
         slug=cms_slug(slug=content.slug, title=content.title, content_id=content.pk),
         status=content_settings(content.account, "publishing")["default_publish_status"],
@@ -191,7 +191,7 @@ def _payload(adapter: CMSAdapter, content: Content) -> PostPayload:
     )
 
 
-def push(adapter: CMSAdapter, content: Content) -> RemotePost:
+def push(*, adapter: CMSAdapter, content: Content) -> RemotePost:
     """Sends the content to the CMS: an update of its post when it has one (known by id, or found
     by our reference after an attempt that died before recording it), a new post otherwise."""
     payload = _payload(adapter, content)
@@ -228,8 +228,8 @@ def _succeed(content: Content, record: PublishingRecord, remote: RemotePost, sta
         record.save(update_fields=["status", "external_id", "external_url", "finished_at", "duration_ms"])
         where = "published on" if live else f"sent as a {remote.status} to"
         notify(
-            content.account,
-            NotificationType.CONTENT_PUBLISHED,
+            account=content.account,
+            notification_type=NotificationType.CONTENT_PUBLISHED,
             title="",
             message=f'"{content.title}" was {where} {content.site.name}.',
             severity=Severity.SUCCESS,
@@ -242,7 +242,7 @@ def _succeed(content: Content, record: PublishingRecord, remote: RemotePost, sta
     return PublishOutcome(record=record, published=live)
 
 
-def retry_delay(attempt: int) -> timedelta:
+def retry_delay(*, attempt: int) -> timedelta:
     """The back-off after the ``attempt``-th failure: the base delay, doubled each time."""
     return timedelta(seconds=_cms_settings()["PUBLISH_RETRY_SECONDS"] * 2 ** (attempt - 1))
 
@@ -251,7 +251,7 @@ def _fail(content: Content, record: PublishingRecord, code: str, message: str, *
     """Closes a failed attempt: back on the schedule after a back-off when the failure is worth
     another try and attempts remain, ``failed`` with ``content_publish_failed`` otherwise."""
     now = timezone.now()
-    retry_at = now + retry_delay(record.attempt) if retryable and record.attempt < _cms_settings()["PUBLISH_MAX_ATTEMPTS"] else None
+    retry_at = now + retry_delay(attempt=record.attempt) if retryable and record.attempt < _cms_settings()["PUBLISH_MAX_ATTEMPTS"] else None
     with transaction.atomic():
         changes = {"site_status": SiteStatus.SCHEDULED, "scheduled_publish_at": retry_at} if retry_at else {"site_status": SiteStatus.FAILED}
         Content.objects.for_account(content.account_id).filter(pk=content.pk, site_status=SiteStatus.PUBLISHING).update(updated_at=now, **changes)
@@ -263,8 +263,8 @@ def _fail(content: Content, record: PublishingRecord, code: str, message: str, *
         if retry_at is None:
             attempts = f" after {record.attempt} attempts" if record.attempt > 1 else ""
             notify(
-                content.account,
-                NotificationType.CONTENT_PUBLISH_FAILED,
+                account=content.account,
+                notification_type=NotificationType.CONTENT_PUBLISH_FAILED,
                 title="",
                 message=f'"{content.title}" could not be published{attempts}: {message}',
                 severity=Severity.ERROR,
@@ -282,7 +282,7 @@ def _fail(content: Content, record: PublishingRecord, code: str, message: str, *
 
 
 def _attempt(content: Content, *, trigger: str, user: User | None = None, now: datetime | None = None) -> PublishOutcome | None:
-    integration = active_integration(content)
+    integration = active_integration(content=content)
     record = _claim(content, trigger=trigger, user=user, integration=integration, now=now or timezone.now())
     if record is None:
         return None
@@ -290,8 +290,8 @@ def _attempt(content: Content, *, trigger: str, user: User | None = None, now: d
         return _fail(content, record, "no_integration", NO_CMS_INTEGRATION, retryable=False, started=None)
     started = time.monotonic()
     try:
-        with adapter_for(integration) as adapter:
-            remote = push(adapter, content)
+        with adapter_for(integration=integration) as adapter:
+            remote = push(adapter=adapter, content=content)
     except CMSError as error:
         return _fail(content, record, error.code, error.message, retryable=error.retryable, started=started)
     return _succeed(content, record, remote, started)
@@ -302,20 +302,20 @@ def publish_now(*, content: Content, user: User | None) -> PublishOutcome:
     that is not approved, a site without an active integration, or content already being
     published is a 409. A CMS failure is recorded (the content goes back on the schedule when a
     retry is planned, else ``failed``) and then answered as a 502 (``CMSPublishFailed``)."""
-    check_publishable(content)
-    if active_integration(content) is None:
+    check_publishable(content=content)
+    if active_integration(content=content) is None:
         raise StateConflict({"site": [NO_CMS_INTEGRATION]})
     outcome = _attempt(content, trigger=PublishTrigger.MANUAL, user=user)
     if outcome is None:
         content.refresh_from_db(fields=["status", "site_status"])
-        check_publishable(content)
+        check_publishable(content=content)
         raise StateConflict({"site_status": [BEING_PUBLISHED]})
     if outcome.record.status == PublishStatus.FAILED:
-        raise publish_failure(outcome.record)
+        raise publish_failure(record=outcome.record)
     return outcome
 
 
-def publish_failure(record: PublishingRecord) -> CMSPublishFailed:
+def publish_failure(*, record: PublishingRecord) -> CMSPublishFailed:
     """The 502 of a failed attempt: its cause as ``code``, the CMS's reason as ``error``, and the
     retry plan (``next_retry_at``, empty when none is planned, and ``attempts_left``)."""
     attempts_left = _cms_settings()["PUBLISH_MAX_ATTEMPTS"] - record.attempt if record.retry_at else 0
@@ -326,7 +326,7 @@ def publish_failure(record: PublishingRecord) -> CMSPublishFailed:
     return CMSPublishFailed(plan, error=record.error, code=record.error_code)
 
 
-def publish_scheduled(content_id: int, *, now: datetime | None = None) -> PublishOutcome | None:
+def publish_scheduled(*, content_id: int, now: datetime | None = None) -> PublishOutcome | None:
     """The scheduler's attempt at one content due by ``now``; None when it is not (or no longer)
     due, which is how a duplicate delivery or a second scheduler ends up doing nothing."""
     content = Content.dangerously_unscoped.select_related("site", "account").filter(pk=content_id).first()
@@ -351,8 +351,8 @@ def _unschedule_unapproved(content: Content, *, now: datetime) -> None:
         if not unscheduled:
             return
         notify(
-            content.account,
-            NotificationType.CONTENT_PUBLISH_FAILED,
+            account=content.account,
+            notification_type=NotificationType.CONTENT_PUBLISH_FAILED,
             title="",
             message=f'"{content.title}" was not published at its scheduled time: it is {content.status}, not approved. '
             "It was taken off the schedule; approve it and schedule it again.",
@@ -393,7 +393,7 @@ def publish_due(*, now: datetime | None = None, limit: int = 1000) -> int:
     """One scheduler pass in this process: recover stalled attempts, then publish what is due.
     Safe to run in several processes at once. Returns how many this pass published or failed."""
     recover_stalled(now=now)
-    return sum(1 for content_id in due_content_ids(now=now, limit=limit) if publish_scheduled(content_id, now=now) is not None)
+    return sum(1 for content_id in due_content_ids(now=now, limit=limit) if publish_scheduled(content_id=content_id, now=now) is not None)
 
 
 # Publications made elsewhere
@@ -419,7 +419,7 @@ def record_publication(*, content: Content, external_url: str, external_id: str 
     )
     if not changed:
         raise StateConflict({"site_status": [BEING_PUBLISHED]})
-    integration = active_integration(content)
+    integration = active_integration(content=content)
     return PublishingRecord.objects.create(
         account_id=content.account_id,
         site_id=content.site_id,
@@ -439,7 +439,7 @@ def content_schedule(*, content: Content, scheduled_publish_at) -> dict:
     """Places approved content of a site with an active CMS integration on the publishing
     schedule (any publishing status but ``publishing``). What would fail at its time is refused
     now: content that is not approved, or a site with no active integration (409)."""
-    check_publishable(content)
+    check_publishable(content=content)
     if not SiteIntegration.objects.for_account(content.account_id).filter(site_id=content.site_id, is_active=True).exists():
         raise StateConflict({"site": [NO_ACTIVE_INTEGRATION]})
     scheduled = (

@@ -23,8 +23,8 @@ def auto_publish(sender, content: Content, **kwargs) -> None:
     except (BusinessRuleViolation, StateConflict) as refused:
         reason = next(iter(refused.errors.values()))[0]
         notify(
-            content.account,
-            NotificationType.CONTENT_PUBLISH_FAILED,
+            account=content.account,
+            notification_type=NotificationType.CONTENT_PUBLISH_FAILED,
             title="",
             message=f'"{content.title}" was approved but not scheduled: {reason}.',
             severity=Severity.WARNING,

@@ -90,7 +90,7 @@ def image_count(account: Account, image_type: str | None, count: int | None, *, 
 def generation_cost(account: Account, *, image_type: str | None = None, count: int | None = None) -> int:
     """What ``start_image_generation`` (phase ``all``) holds for these arguments: the prompts, then the images."""
     count = image_count(account, image_type, count, max_images=image_settings(account)["max_images"])
-    return cost_of(PROMPT_EXTRACTION, 1) + cost_of(IMAGE_GENERATION, count)
+    return cost_of(operation_type=PROMPT_EXTRACTION, units=1) + cost_of(operation_type=IMAGE_GENERATION, units=count)
 
 
 @transaction.atomic
@@ -192,9 +192,9 @@ def start_image_generation(
 
     def prepare(job: Job) -> None:
         held = {"job": job, "site": content.site, "related": ("content", content.pk)}
-        reserve(account, PROMPT_EXTRACTION, cost_of(PROMPT_EXTRACTION, 1), description=f"Image prompts: {content.title}"[:255], **held)
+        reserve(account=account, operation_type=PROMPT_EXTRACTION, amount=cost_of(operation_type=PROMPT_EXTRACTION, units=1), description=f"Image prompts: {content.title}"[:255], **held)
         if phase == Phase.ALL:
-            reserve(account, IMAGE_GENERATION, cost_of(IMAGE_GENERATION, count), description=f"Images: {content.title}"[:255], **held)
+            reserve(account=account, operation_type=IMAGE_GENERATION, amount=cost_of(operation_type=IMAGE_GENERATION, units=count), description=f"Images: {content.title}"[:255], **held)
         created = Image.objects.bulk_create(
             Image(
                 account=account,
@@ -233,9 +233,9 @@ def start_prompted_image_generation(
 
     def prepare(job: Job) -> None:
         reserve(
-            account,
-            IMAGE_GENERATION,
-            cost_of(IMAGE_GENERATION, len(images)),
+            account=account,
+            operation_type=IMAGE_GENERATION,
+            amount=cost_of(operation_type=IMAGE_GENERATION, units=len(images)),
             job=job,
             site=content.site,
             related=("content", content.pk),
@@ -297,10 +297,10 @@ def _save_prompts(ctx: JobContext, images: list[Image], drafts: list, usage: Tok
             )
         if surplus:
             Image.objects.for_account(job.account_id).filter(pk__in=[image.pk for image in surplus]).delete()
-        credits = settle_job(job, operation_type=PROMPT_EXTRACTION, amount=cost_of(PROMPT_EXTRACTION, 1), usage=usage)
+        credits = settle_job(job=job, operation_type=PROMPT_EXTRACTION, amount=cost_of(operation_type=PROMPT_EXTRACTION, units=1), usage=usage)
         notify(
-            job.account,
-            "ai_prompts_complete",
+            account=job.account,
+            notification_type="ai_prompts_complete",
             title="Image prompts ready",
             message=f"{len(kept)} image prompt{'s' if len(kept) != 1 else ''} written for “{content.title}”.",
             severity=Severity.SUCCESS,
@@ -336,10 +336,10 @@ def _save_images(ctx: JobContext, images: list[Image], usages: list[TokenUsage])
             rows.filter(content_id=content.pk, image_type=ImageType.FEATURED).exclude(pk__in=[image.pk for image in saved]).update(
                 image_type=ImageType.IN_ARTICLE, updated_at=now
             )
-        credits = settle_job(job, operation_type=IMAGE_GENERATION, amount=cost_of(IMAGE_GENERATION, len(saved)), usage=_total_usage(usages))
+        credits = settle_job(job=job, operation_type=IMAGE_GENERATION, amount=cost_of(operation_type=IMAGE_GENERATION, units=len(saved)), usage=_total_usage(usages))
         notify(
-            job.account,
-            "ai_images_complete",
+            account=job.account,
+            notification_type="ai_images_complete",
             title="Images generated",
             message=f"{len(saved)} image{'s' if len(saved) != 1 else ''} generated for “{content.title}”.",
             severity=Severity.SUCCESS,
@@ -372,8 +372,8 @@ def _generation_failed(job: Job) -> None:
     common: dict[str, Any] = {"severity": Severity.ERROR, "action_url": _action_url(content_id), "site": job.site}
     if without_prompt:
         notify(
-            job.account,
-            "ai_prompts_failed",
+            account=job.account,
+            notification_type="ai_prompts_failed",
             title="Image prompts failed",
             message=f"The image prompts could not be written: {reason}",
             metadata={"count": len(without_prompt), "credits": 0, "content_id": content_id},
@@ -382,8 +382,8 @@ def _generation_failed(job: Job) -> None:
     if job.params.get("phase") == Phase.PROMPTS:
         return
     notify(
-        job.account,
-        "ai_images_failed",
+        account=job.account,
+        notification_type="ai_images_failed",
         title="Image generation failed",
         message=f"The images could not be generated: {reason}",
         metadata={"count": len(image_ids), "credits": 0, "content_id": content_id},
@@ -391,7 +391,7 @@ def _generation_failed(job: Job) -> None:
     )
 
 
-@job_kind(GENERATE_IMAGES, on_failure=_generation_failed)
+@job_kind(name=GENERATE_IMAGES, on_failure=_generation_failed)
 def generate_images(ctx: JobContext) -> dict:
     images = _job_images(ctx.job)
     if not images:
@@ -440,9 +440,9 @@ def start_image_regeneration(*, account: Account, image: Image, user: User | Non
         raise ValidationError({"prompt": ["This field is required"]})
 
     def prepare(job: Job) -> None:
-        cost = cost_of(IMAGE_GENERATION, 1)
+        cost = cost_of(operation_type=IMAGE_GENERATION, units=1)
         reserve(
-            account, IMAGE_GENERATION, cost, job=job, site=image.site, related=("image", image.pk), description=f"Image regenerated: #{image.pk}"
+            account=account, operation_type=IMAGE_GENERATION, amount=cost, job=job, site=image.site, related=("image", image.pk), description=f"Image regenerated: #{image.pk}"
         )
 
     return start_job(
@@ -467,8 +467,8 @@ def _regeneration_failed(job: Job) -> None:
     if job.status != JobStatus.FAILED:
         return
     notify(
-        job.account,
-        "ai_images_failed",
+        account=job.account,
+        notification_type="ai_images_failed",
         title="Image regeneration failed",
         message=f"The image could not be regenerated: {(job.error or {}).get('message', '')}",
         severity=Severity.ERROR,
@@ -478,7 +478,7 @@ def _regeneration_failed(job: Job) -> None:
     )
 
 
-@job_kind(REGENERATE_IMAGE, on_failure=_regeneration_failed)
+@job_kind(name=REGENERATE_IMAGE, on_failure=_regeneration_failed)
 def regenerate_image(ctx: JobContext) -> dict:
     job = ctx.job
     rows = Image.objects.for_account(job.account_id)
@@ -507,10 +507,10 @@ def regenerate_image(ctx: JobContext) -> dict:
                 status=ImageStatus.GENERATED,
                 updated_at=timezone.now(),
             )
-            credits = settle_job(job, operation_type=IMAGE_GENERATION, amount=cost_of(IMAGE_GENERATION, 1), usage=result.usage)
+            credits = settle_job(job=job, operation_type=IMAGE_GENERATION, amount=cost_of(operation_type=IMAGE_GENERATION, units=1), usage=result.usage)
             notify(
-                job.account,
-                "ai_images_complete",
+                account=job.account,
+                notification_type="ai_images_complete",
                 title="Image regenerated",
                 message=f"A new image was generated for “{image.content.title}”.",
                 severity=Severity.SUCCESS,

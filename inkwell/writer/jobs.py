@@ -40,8 +40,8 @@ def content_generation_ended(job: Job) -> None:
     reason = (job.error or {}).get("message") or "The article could not be written"
     subject = f'for "{task.title}" ' if task else ""
     notify(
-        job.account,
-        NotificationType.AI_CONTENT_FAILED,
+        account=job.account,
+        notification_type=NotificationType.AI_CONTENT_FAILED,
         title="",
         message=f"Content {subject}could not be written: {reason}",
         severity=Severity.ERROR,
@@ -50,7 +50,7 @@ def content_generation_ended(job: Job) -> None:
     )
 
 
-@job_kind(GENERATE_CONTENT, on_failure=content_generation_ended)
+@job_kind(name=GENERATE_CONTENT, on_failure=content_generation_ended)
 def generate_content(ctx: JobContext) -> dict:
     """Writes the task's article with the account's AI provider and saves it as a ``draft``
     Content, in one transaction with the task's completion, the charge and ``ai_content_complete``.
@@ -108,11 +108,11 @@ def generate_content(ctx: JobContext) -> dict:
         task.save(update_fields=["status", "updated_at"])
         credits = 0
         if reservation is not None:
-            settle(reservation, model=usage.model, prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens)
+            settle(reservation=reservation, model=usage.model, prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens)
             credits = reservation.amount
         notify(
-            account,
-            NotificationType.AI_CONTENT_COMPLETE,
+            account=account,
+            notification_type=NotificationType.AI_CONTENT_COMPLETE,
             title="",
             message=f'"{content.title}" is ready as a draft of {content.word_count} words.',
             severity=Severity.SUCCESS,

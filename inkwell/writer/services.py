@@ -145,7 +145,7 @@ def start_content_generation(*, account: Account, task: Task, user: User | None,
     (``content_generation`` per requested word): 402 when the balance cannot cover it, 409 when
     the task is generating already; either way nothing changes. ``inline``: the caller runs the
     job itself (``jobs.services.start_job``)."""
-    amount = cost_of("content_generation", task.word_count)
+    amount = cost_of(operation_type="content_generation", units=task.word_count)
     with transaction.atomic():
         claimed = (
             Task.objects.for_account(account)
@@ -161,7 +161,7 @@ def start_content_generation(*, account: Account, task: Task, user: User | None,
             params={"task_id": task.pk},
             site=task.site,
             user=user,
-            prepare=reserve_for_job("content_generation", amount, description=f"Content: {task.title}"[:255]),
+            prepare=reserve_for_job(operation_type="content_generation", amount=amount, description=f"Content: {task.title}"[:255]),
             inline=inline,
         )
 
@@ -231,8 +231,8 @@ def _check_taxonomies_of_site(taxonomies: list[Taxonomy] | None, site_id: int) -
 
 def _notify_ready_for_review(account: Account, content: Content) -> None:
     notify(
-        account,
-        NotificationType.CONTENT_READY_REVIEW,
+        account=account,
+        notification_type=NotificationType.CONTENT_READY_REVIEW,
         title="",
         message=f'"{content.title}" is ready for review.',
         action_label="Review",
@@ -290,7 +290,7 @@ def content_update(*, account: Account, content: Content, user: User | None, **f
     return current
 
 
-def check_publishable(content: Content) -> None:
+def check_publishable(*, content: Content) -> None:
     """The editorial gate: only approved content may go to a CMS (409 saying what to do).
     Content published before was approved then: publishing it again updates its post."""
     if content.status not in PUBLISHABLE_STATUSES:

@@ -151,7 +151,7 @@ def test_an_occurrence_the_balance_cannot_cover_is_skipped_and_the_account_told(
     schedule(tenant)
     make_task(tenant, word_count=5000)
     balance = CreditLedger.objects.for_account(tenant.account).get().balance
-    billing.spend(tenant.account, "linking", balance - 7, description="test drain")
+    billing.spend(account=tenant.account, operation_type="linking", amount=balance - 7, description="test drain")
     needed = selectors.estimate(tenant.site)["estimated_credits"]
     assert needed > 7
 

@@ -74,7 +74,7 @@ class TasksView(SiteView):
         newest_content = dict(
             scoped(Content, request).filter(task_id__in=[task.pk for task in page]).order_by("task_id", "created_at", "id").values_list("task_id", "pk")
         ) if page.object_list else {}
-        rows = [{"task": task, "job_id": running.get(task.pk), "content_id": newest_content.get(task.pk), "cost": cost_of("content_generation", task.word_count)} for task in page]
+        rows = [{"task": task, "job_id": running.get(task.pk), "content_id": newest_content.get(task.pk), "cost": cost_of(operation_type="content_generation", units=task.word_count)} for task in page]
         return self.page(request, {"site": site, "page_obj": page, "rows": rows, "statuses": TaskStatus.choices, "status": status})
 
 
@@ -87,7 +87,7 @@ class GenerateDraftView(ConsoleView):
 
     def post(self, request, pk):
         task = get_scoped(Task, request, pk)
-        self.credit_cost = cost_of("content_generation", task.word_count)
+        self.credit_cost = cost_of(operation_type="content_generation", units=task.word_count)
         job = services.start_content_generation(account=request.account, task=task, user=request.user)
         return job_started(self, request, job)
 
@@ -141,8 +141,8 @@ class ContentEditorView(ConsoleView):
             "revision_count": selectors.revisions_of(request.account, content).count(),
             "costs": {
                 "images": images.generation_cost(request.account),
-                "image": cost_of(images.IMAGE_GENERATION, 1),
-                "optimize": cost_of(optimizer_services.OPERATION, 1),
+                "image": cost_of(operation_type=images.IMAGE_GENERATION, units=1),
+                "optimize": cost_of(operation_type=optimizer_services.OPERATION, units=1),
             },
         }
 
@@ -195,7 +195,7 @@ class RegenerateImageView(ConsoleView):
     def post(self, request, pk):
         image = get_scoped(Image, request, pk)
         data = validated(image_s.RegenerateImageInputSerializer, request, {"image_id": image.pk, "prompt": request.POST.get("prompt", "")})
-        self.credit_cost = cost_of(images.IMAGE_GENERATION, 1)
+        self.credit_cost = cost_of(operation_type=images.IMAGE_GENERATION, units=1)
         job = images.start_image_regeneration(account=request.account, image=data["image"], user=request.user, prompt=data.get("prompt"))
         return job_started(self, request, job)
 
@@ -220,7 +220,7 @@ class OptimizeView(ConsoleView):
 
     def post(self, request, pk):
         content = content_of(request, pk)
-        self.credit_cost = cost_of(optimizer_services.OPERATION, 1)
+        self.credit_cost = cost_of(operation_type=optimizer_services.OPERATION, units=1)
         job = optimizer_services.start_optimization(account=request.account, user=request.user, content=content)
         return job_started(self, request, job)
 
