@@ -30,8 +30,7 @@ from datetime import timedelta
 
 from django.conf import settings as django_settings
 from django.db import connection, transaction
-from django.db.models import F, Sum
-from django.db.models.functions import Coalesce
+from django.db.models import F
 from django.utils import timezone
 from rest_framework.exceptions import APIException
 
@@ -42,7 +41,7 @@ from inkwell.automation import selectors
 from inkwell.automation.models import AutomationLog, AutomationRun, AutomationStageRun, LogLevel, RunStatus, StageStatus
 from inkwell.automation.signals import step_finished
 from inkwell.automation.stages import STAGES, Pipeline, Stage, Step, StepOptions
-from inkwell.billing.models import CreditUsage
+from inkwell.billing.selectors import job_charges_recorded
 from inkwell.jobs.models import ACTIVE_JOB_STATUSES, Job, JobStatus
 from inkwell.jobs.services import JobCancelled, JobContext, execute
 from inkwell.notifications.models import NotificationType, Severity
@@ -389,7 +388,7 @@ class Engine:
                 return None
             stage = STAGES[run.in_flight["stage"]]
             items = run.in_flight["items"]
-            credits = CreditUsage.objects.for_account(self.account).filter(job_id=job_id).aggregate(total=Coalesce(Sum("credits_used"), 0))["total"]
+            credits = job_charges_recorded(self.account, job_id)
             done = stage.done(pipeline, [pk for pk, _ in items])
             reason = (job["error"] or {}).get("message") if job["status"] != JobStatus.SUCCEEDED else None
             run.in_flight = {}

@@ -9,7 +9,7 @@ from itertools import groupby
 
 from inkwell.automation.models import ACTIVE_RUN_STATUSES, AutomationRun
 from inkwell.automation.stages import KEYWORDS_PER_CLUSTER, STAGES, Pipeline
-from inkwell.billing.models import CreditLedger
+from inkwell.billing.selectors import available_credits
 from inkwell.billing.services import cost_of
 from inkwell.sitesettings.models import SiteSettings
 from inkwell.tenancy.models import Site
@@ -53,8 +53,7 @@ def estimate(site: Site) -> dict:
     to make one cluster per ``KEYWORDS_PER_CLUSTER``; those stages say ``"exact": false``.
     """
     pipeline = Pipeline.of(site)
-    ledger = CreditLedger.objects.for_account(site.account_id).first()
-    available = ledger.available if ledger else 0
+    available = available_credits(site.account_id)
     budget = sum(row["credits"] for row in _projection(pipeline))
     rows = _projection(pipeline, budget=budget)
     total = sum(row["credits"] for row in rows)

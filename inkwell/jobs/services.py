@@ -81,6 +81,12 @@ class JobContext:
     def params(self) -> dict:
         return self.job.params
 
+    def record_result(self, result: dict) -> None:
+        """Writes the job's result now, inside the handler's transaction with the rows it
+        describes: an attempt whose worker dies after that commit finds it on the job
+        (``job.result``) and returns it instead of doing the work twice."""
+        Job.objects.for_account(self.job.account_id).filter(pk=self.job.pk).update(result=result)
+
     def progress(self, percent: int, message: str = "") -> None:
         """Records progress (0..100) and proves the worker alive; raises JobCancelled once cancel was asked."""
         percent = max(0, min(100, int(percent)))

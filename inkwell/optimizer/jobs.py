@@ -15,16 +15,11 @@ from django.db import transaction
 from inkwell.ai.errors import AIError
 from inkwell.ai.types import TokenUsage
 from inkwell.billing.services import cost_of, settle_job
-from inkwell.jobs.models import Job
 from inkwell.jobs.services import JobContext, JobFailed, job_kind
 from inkwell.optimizer.services import BATCH_OPTIMIZE, OPERATION, OPTIMIZE, Outcome, apply_proposal, optimizer_client, propose
 from inkwell.writer.models import Content
 
 CONTENT_GONE = "The content was deleted before it was optimized"
-
-
-def _save_result(job: Job, result: dict) -> None:
-    Job.objects.for_account(job.account).filter(pk=job.pk).update(result=result)
 
 
 def _total(usages: list[TokenUsage]) -> TokenUsage:
@@ -55,7 +50,7 @@ def optimize(ctx: JobContext) -> dict:
         item = apply_proposal(account=account, proposal=proposal, user=job.created_by)
         credits = settle_job(job=job, amount=cost_of(operation_type=OPERATION, units=_optimized([item])), usage=proposal.usage)
         result = {**item, "credits_used": credits}
-        _save_result(job, result)
+        ctx.record_result(result)
     return result
 
 
@@ -94,5 +89,5 @@ def batch_optimize(ctx: JobContext) -> dict:
         optimized = _optimized(results)
         credits = settle_job(job=job, amount=cost_of(operation_type=OPERATION, units=optimized), usage=_total([proposal.usage for proposal in proposals]))
         result = {"optimized": optimized, "credits_used": credits, "results": results, "failed": failed, "not_found": not_found}
-        _save_result(job, result)
+        ctx.record_result(result)
     return result

@@ -30,11 +30,6 @@ from inkwell.tenancy.models import Sector
 IDEA_PROMPT_KEYWORDS = 20
 
 
-def _save_result(job: Job, result: dict) -> None:
-    """The result, written with the rows it describes (see the module docstring)."""
-    Job.objects.for_account(job.account).filter(pk=job.pk).update(result=result)
-
-
 def _failure_message(job: Job) -> str:
     return (job.error or {}).get("message") or "The job did not finish"
 
@@ -126,7 +121,7 @@ def auto_cluster(ctx: JobContext) -> dict:
             "cluster_ids": [cluster.pk for cluster in clusters],
             "credits_used": credits,
         }
-        _save_result(job, result)
+        ctx.record_result(result)
         notify(
             account=account,
             notification_type="ai_cluster_complete",
@@ -217,7 +212,7 @@ def generate_ideas(ctx: JobContext) -> dict:
             "cluster_ids": [cluster.pk for cluster in clusters],
             "credits_used": credits,
         }
-        _save_result(job, result)
+        ctx.record_result(result)
         notify(
             account=account,
             notification_type="ai_ideas_complete",

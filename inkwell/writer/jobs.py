@@ -4,7 +4,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from inkwell.ai.types import ArticleBrief
-from inkwell.billing.models import CreditReservation, ReservationStatus
+from inkwell.billing.models import ReservationStatus
+from inkwell.billing.selectors import job_reservation
 from inkwell.billing.services import settle
 from inkwell.jobs.models import Job, JobStatus
 from inkwell.jobs.services import JobContext, JobFailed, job_kind
@@ -18,10 +19,6 @@ from inkwell.writer.services import GENERATE_CONTENT, content_create
 TASK_GONE = "The task was deleted before its content was written"
 # The jobs app imports each app's ``jobs`` module in every process, workers included; the image job
 # kinds live in ``images`` with the rest of the image code, so the import above registers them too.
-
-
-def _reservation(job: Job) -> CreditReservation | None:
-    return CreditReservation.objects.for_account(job.account_id).filter(job=job).first()
 
 
 def _result(content: Content, credits: int) -> dict:
@@ -62,7 +59,7 @@ def generate_content(ctx: JobContext) -> dict:
     job = ctx.job
     account = job.account
     task_id = ctx.params["task_id"]
-    reservation = _reservation(job)
+    reservation = job_reservation(job)
     if reservation is not None and reservation.status == ReservationStatus.SETTLED:
         # An earlier attempt of this job committed its draft and its charge, then lost its worker.
         content = Content.objects.for_account(account).filter(task_id=task_id).order_by("-created_at", "-id").first()
