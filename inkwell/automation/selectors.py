@@ -13,7 +13,7 @@ from inkwell.billing.selectors import available_credits
 from inkwell.billing.services import cost_of
 from inkwell.sitesettings.models import SiteSettings
 from inkwell.tenancy.models import Site
-from inkwell.writer import images as writer_images
+from inkwell.writer import selectors as writer_selectors
 
 
 def pipeline_overview(site: Site) -> dict:
@@ -36,7 +36,7 @@ def _taken(count: int, per_run_limit: int) -> int:
 
 def _image_groups_cost(content_ids: list) -> int:
     """What a batch of images costs: one job per content of the batch (``stages._image_steps``)."""
-    return sum(cost_of(operation_type=writer_images.IMAGE_GENERATION, units=len(list(group))) for _, group in groupby(content_ids))
+    return sum(cost_of(operation_type=writer_selectors.IMAGE_GENERATION, units=len(list(group))) for _, group in groupby(content_ids))
 
 
 def estimate(site: Site) -> dict:
@@ -146,7 +146,7 @@ def _projection(pipeline: Pipeline, first_stage: int = 1, *, budget: int | None 
     # 5 content → image prompts (none when articles get no images)
     pending = STAGES[5].pending(pipeline).count()
     contents = list(range(pending + new_contents)) if pipeline.images_per_content else []
-    prompted, credits, cut = process(5, contents, lambda batch: len(batch) * cost_of(operation_type=writer_images.PROMPT_EXTRACTION, units=1))
+    prompted, credits, cut = process(5, contents, lambda batch: len(batch) * cost_of(operation_type=writer_selectors.PROMPT_EXTRACTION, units=1))
     stage_row(5, pending, len(prompted), credits, cut)
 
     # 6 image prompts → images: each image is known by its content, to cost a batch by content.

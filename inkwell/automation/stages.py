@@ -30,7 +30,8 @@ from inkwell.planner.serializers import DEFAULT_IDEAS_PER_CLUSTER
 from inkwell.sitesettings.selectors import EffectiveSiteSettings, effective_settings
 from inkwell.system.selectors import content_settings
 from inkwell.tenancy.models import Account, Site, User
-from inkwell.writer import images as writer_images
+from inkwell.writer import selectors as writer_selectors
+from inkwell.writer import services as writer_services
 from inkwell.writer import services as writer
 from inkwell.writer.models import Content, ContentStatus, Image, ImageStatus, Task, TaskStatus
 
@@ -58,7 +59,7 @@ class Pipeline:
         account = site.account
         generation = content_settings(account, "content_generation")
         wanted = generation["include_images"] and generation["images_per_article"] > 0
-        per_content = writer_images.image_count(account, None, None, max_images=writer_images.image_settings(account)["max_images"]) if wanted else 0
+        per_content = writer_selectors.image_count(account, None, None, max_images=writer_selectors.image_settings(account)["max_images"]) if wanted else 0
         return cls(
             site=site,
             account=account,
@@ -119,7 +120,7 @@ def _ids_in_active_jobs(pipeline: Pipeline, kind: str, key: str) -> set[int]:
 
 
 def _content_in_image_jobs(pipeline: Pipeline) -> set[int]:
-    return {params.get("content_id") for params in _active_job_params(pipeline, writer_images.GENERATE_IMAGES)}
+    return {params.get("content_id") for params in _active_job_params(pipeline, writer_services.GENERATE_IMAGES)}
 
 
 def _present(queryset: QuerySet, ids: list[int]) -> set[int]:
@@ -233,11 +234,11 @@ def _prompt_steps(pipeline, contents, options):
     return [
         Step(
             [content],
-            start=lambda content=content: writer_images.start_image_generation(
+            start=lambda content=content: writer_services.start_image_generation(
                 account=pipeline.account,
                 content=content,
                 user=options.user,
-                phase=writer_images.Phase.PROMPTS,
+                phase=writer_services.Phase.PROMPTS,
                 use_testing=options.use_testing,
                 inline=True,
             ),
@@ -270,7 +271,7 @@ def _image_steps(pipeline, images, options):
     return [
         Step(
             group,
-            start=lambda group=group: writer_images.start_prompted_image_generation(
+            start=lambda group=group: writer_services.start_prompted_image_generation(
                 account=pipeline.account,
                 content=group[0].content,
                 user=options.user,
@@ -350,12 +351,12 @@ STAGES: dict[int, Stage] = {
         ),
         Stage(
             5, "Content → image prompts", "content", "image prompts written", _contents_pending,
-            cost=lambda pipeline, contents: len(contents) * cost_of(operation_type=writer_images.PROMPT_EXTRACTION, units=1),
+            cost=lambda pipeline, contents: len(contents) * cost_of(operation_type=writer_selectors.PROMPT_EXTRACTION, units=1),
             steps=_prompt_steps, done=_contents_prompted, label=lambda content: content.title,
         ),
         Stage(
             6, "Image prompts → images", "image", "image generated", _images_pending,
-            cost=lambda pipeline, images: sum(cost_of(operation_type=writer_images.IMAGE_GENERATION, units=len(group)) for group in _by_content(images)),
+            cost=lambda pipeline, images: sum(cost_of(operation_type=writer_selectors.IMAGE_GENERATION, units=len(group)) for group in _by_content(images)),
             steps=_image_steps, done=_images_done, label=lambda image: f"{image.content.title} (image {image.position + 1})",
         ),
         Stage(

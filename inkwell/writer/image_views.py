@@ -21,7 +21,7 @@ from inkwell.api.views import validated
 from inkwell.jobs.serializers import JobStartedSerializer
 from inkwell.jobs.views import job_accepted
 from inkwell.tenancy.viewsets import AccountScopedViewSet
-from inkwell.writer import images
+from inkwell.writer import services as writer_services
 from inkwell.writer.image_serializers import (
     INVALID_IMAGE_TYPE,
     GenerateForContentInputSerializer,
@@ -38,7 +38,7 @@ def generate_images_response(request, content: Content):
     """The answer of ``POST /writer/content/{id}/generate_images/`` (body ``{image_type?, count?}``)
     for a content the view has already resolved: the body is validated here, then the job starts (202)."""
     data = validated(GenerateImagesInputSerializer, request)
-    job = images.start_image_generation(
+    job = writer_services.start_image_generation(
         account=request.account, content=content, user=request.user, image_type=data.get("image_type"), count=data.get("count")
     )
     return job_accepted(job)
@@ -71,7 +71,7 @@ class ImageViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, AccountScop
     @idempotent
     def generate_for_content(self, request):
         data = validated(GenerateForContentInputSerializer, request)
-        job = images.start_image_generation(
+        job = writer_services.start_image_generation(
             account=request.account, content=data["content"], user=request.user, image_type=data.get("image_type"), count=data.get("count")
         )
         return job_accepted(job)
@@ -81,7 +81,7 @@ class ImageViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, AccountScop
     @idempotent
     def regenerate(self, request):
         data = validated(RegenerateImageInputSerializer, request)
-        job = images.start_image_regeneration(account=request.account, image=data["image"], user=request.user, prompt=data.get("prompt"))
+        job = writer_services.start_image_regeneration(account=request.account, image=data["image"], user=request.user, prompt=data.get("prompt"))
         return job_accepted(job)
 
 

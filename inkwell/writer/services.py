@@ -1,13 +1,13 @@
 """Writes of the writer domain: tasks, content and its workflow, schedules and taxonomies."""
 
-from django.db import transaction
-from django.db.models import QuerySet
+from django.db import models, transaction
+from django.db.models import Max, QuerySet
 from django.utils import timezone
 from django.utils.text import slugify
 from rest_framework.exceptions import ValidationError
 
 from inkwell.api.exceptions import Conflict, StateConflict
-from inkwell.billing.services import cost_of, reserve_for_job
+from inkwell.billing.services import cost_of, reserve, reserve_for_job
 from inkwell.jobs.models import Job
 from inkwell.jobs.services import start_job
 from inkwell.notifications.models import NotificationType
@@ -17,10 +17,11 @@ from inkwell.planner.services import INSERT_BATCH_SIZE, TaskSkipReason
 from inkwell.system.selectors import content_settings
 from inkwell.tenancy.models import Account, Sector, Site, User
 from inkwell.tenancy.serializers import REQUIRED, SECTOR_NOT_IN_SITE
-from inkwell.writer.models import Content, ContentRevision, ContentStatus, Task, TaskStatus, Taxonomy, TaxonomyType
 from inkwell.writer import selectors
+from inkwell.writer.models import Content, ContentRevision, ContentStatus, Image, ImageStatus, ImageType, Task, TaskStatus, Taxonomy, TaxonomyType
 from inkwell.writer.overlaps import flag_new_tasks
 from inkwell.writer.sanitize import clean_html, plain_text, visible_word_count
+from inkwell.writer.selectors import IMAGE_GENERATION, PROMPT_EXTRACTION, image_count, image_settings
 from inkwell.writer.signals import content_approved
 
 GENERATE_CONTENT = "writer.generate_content"
@@ -373,3 +374,150 @@ def taxonomy_create(*, account: Account, site: Site, taxonomy_type: str, name: s
         raise Conflict({"slug": [f"A {label} with this slug already exists on this site"]})
     return Taxonomy.objects.create(account=account, site=site, taxonomy_type=taxonomy_type, name=name, slug=slug, parent=parent)
 
+
+# Images
+
+
+GENERATE_IMAGES = "writer.generate_images"
+
+
+REGENERATE_IMAGE = "writer.regenerate_image"
+
+
+# Every image of one request is one provider call; the settings cap images per article at 8 too.
+MAX_IMAGES_PER_REQUEST = 8
+
+
+IMAGE_PENDING = "This image is still being generated"
+
+
+class Phase(models.TextChoices):
+    ALL = "all", "Prompts, then images"
+    PROMPTS = "prompts", "Prompts only"
+    IMAGES = "images", "Images of prompted pending images"
+
+
+@transaction.atomic
+def image_alt_text_update(*, image: Image, alt_text: str) -> Image:
+    """A person's alt text for the image (what screen readers say, and what the CMS receives)."""
+    image.alt_text = alt_text
+    image.save(update_fields=["alt_text", "updated_at"])
+    return image
+
+
+def start_image_generation(
+    *,
+    account: Account,
+    content: Content,
+    user: User | None,
+    image_type: str | None = None,
+    count: int | None = None,
+    phase: str = Phase.ALL,
+    use_testing: bool = False,
+    inline: bool = False,
+) -> Job:
+    """Starts ``writer.generate_images`` for ``content``: reserves its credits (402 when short,
+    and then nothing is created) and creates its images as ``pending`` rows.
+
+    ``phase``: ``all`` (prompts, then images) or ``prompts`` (the rows and their prompts only).
+    ``use_testing``: the prompts are written with the testing model. ``inline``: the caller runs
+    the job itself (``jobs.services.start_job``)."""
+    if phase not in (Phase.ALL, Phase.PROMPTS):
+        raise ValueError(f"start_image_generation runs phase all or prompts, not {phase!r}")
+    max_images = image_settings(account)["max_images"]
+    count = image_count(account, image_type, count, max_images=max_images)
+    images = Image.objects.for_account(account).filter(content=content)
+    if image_type is None:
+        has_featured = images.filter(image_type=ImageType.FEATURED).exclude(status=ImageStatus.FAILED).exists()
+        first_type = ImageType.IN_ARTICLE if has_featured else ImageType.FEATURED
+    else:
+        first_type = image_type
+    last_position = images.aggregate(last=Max("position"))["last"]
+    first_position = 0 if last_position is None else last_position + 1
+
+    def prepare(job: Job) -> None:
+        held = {"job": job, "site": content.site, "related": ("content", content.pk)}
+        reserve(account=account, operation_type=PROMPT_EXTRACTION, amount=cost_of(operation_type=PROMPT_EXTRACTION, units=1), description=f"Image prompts: {content.title}"[:255], **held)
+        if phase == Phase.ALL:
+            reserve(account=account, operation_type=IMAGE_GENERATION, amount=cost_of(operation_type=IMAGE_GENERATION, units=count), description=f"Images: {content.title}"[:255], **held)
+        created = Image.objects.bulk_create(
+            Image(
+                account=account,
+                site_id=content.site_id,
+                content=content,
+                image_type=first_type if index == 0 else ImageType.IN_ARTICLE,
+                position=first_position + index,
+                prompt="",
+            )
+            for index in range(count)
+        )
+        job.params = {**job.params, "image_ids": [image.pk for image in created]}
+        job.save(update_fields=["params"])
+
+    return start_job(
+        account=account,
+        kind=GENERATE_IMAGES,
+        params={"content_id": content.pk, "image_type": image_type, "count": count, "phase": phase, "use_testing": use_testing},
+        site=content.site,
+        user=user,
+        prepare=prepare,
+        inline=inline,
+    )
+
+
+def start_prompted_image_generation(
+    *, account: Account, content: Content, user: User | None, image_ids: list[int], use_testing: bool = False, inline: bool = False
+) -> Job:
+    """Starts ``writer.generate_images`` in phase ``images`` for pending images of ``content`` that
+    have a prompt (those of ``image_ids``); reserves their credits (402 when short)."""
+    images = list(
+        Image.objects.for_account(account).filter(content=content, pk__in=image_ids, status=ImageStatus.PENDING).exclude(prompt="").values_list("pk", flat=True)
+    )
+    if not images:
+        raise ValidationError({"image_ids": ["No pending image of this content has a prompt"]})
+
+    def prepare(job: Job) -> None:
+        reserve(
+            account=account,
+            operation_type=IMAGE_GENERATION,
+            amount=cost_of(operation_type=IMAGE_GENERATION, units=len(images)),
+            job=job,
+            site=content.site,
+            related=("content", content.pk),
+            description=f"Images: {content.title}"[:255],
+        )
+
+    return start_job(
+        account=account,
+        kind=GENERATE_IMAGES,
+        params={"content_id": content.pk, "image_ids": images, "count": len(images), "phase": Phase.IMAGES, "use_testing": use_testing},
+        site=content.site,
+        user=user,
+        prepare=prepare,
+        inline=inline,
+    )
+
+
+def start_image_regeneration(*, account: Account, image: Image, user: User | None, prompt: str | None = None) -> Job:
+    """Starts ``writer.regenerate_image``: one new file for ``image`` (with ``prompt``, which
+    replaces the image's own once the new file is saved). 409 while the image is being generated."""
+    if image.status == ImageStatus.PENDING:
+        raise StateConflict({"image_id": [IMAGE_PENDING]})
+    prompt = (prompt or "").strip() or image.prompt
+    if not prompt:
+        raise ValidationError({"prompt": ["This field is required"]})
+
+    def prepare(job: Job) -> None:
+        cost = cost_of(operation_type=IMAGE_GENERATION, units=1)
+        reserve(
+            account=account, operation_type=IMAGE_GENERATION, amount=cost, job=job, site=image.site, related=("image", image.pk), description=f"Image regenerated: #{image.pk}"
+        )
+
+    return start_job(
+        account=account,
+        kind=REGENERATE_IMAGE,
+        params={"image_id": image.pk, "content_id": image.content_id, "prompt": prompt},
+        site=image.site,
+        user=user,
+        prepare=prepare,
+    )

@@ -406,15 +406,15 @@ def test_a_run_whose_engine_fails_unexpectedly_ends_failed_and_says_so_safely(si
 
 
 def test_a_stage_set_to_use_testing_makes_its_image_prompts_with_the_testing_model(site, eager_jobs, monkeypatch):
-    from inkwell.writer import images
+    from inkwell.writer import jobs as writer_jobs
 
-    real_client, asked = images.ai_client, []
+    real_client, asked = writer_jobs.ai_client, []
 
     def client(account, **kwargs):
         asked.append(kwargs.get("live"))
         return real_client(account, **kwargs)
 
-    monkeypatch.setattr(images, "ai_client", client)
+    monkeypatch.setattr(writer_jobs, "ai_client", client)
     automation_settings(site.site, stages={5: {"use_testing": True}})
     with eager_jobs():
         services.start_run(site=site.site, user=site.owner)
