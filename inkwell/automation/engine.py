@@ -35,7 +35,7 @@ from django.utils import timezone
 from rest_framework.exceptions import APIException
 
 from inkwell.api.exceptions import InsufficientCredits
-from inkwell.api.text import counted, was
+from inkwell.api.text import counted
 from inkwell.api.logging import bind
 from inkwell.automation import selectors
 from inkwell.automation.models import AutomationLog, AutomationRun, AutomationStageRun, LogLevel, RunStatus, StageStatus
@@ -44,8 +44,8 @@ from inkwell.automation.stages import STAGES, Pipeline, Stage, Step, StepOptions
 from inkwell.billing.selectors import job_charges_recorded
 from inkwell.jobs.models import ACTIVE_JOB_STATUSES, Job, JobStatus
 from inkwell.jobs.services import JobCancelled, JobContext, execute
+from inkwell.notifications import events
 from inkwell.notifications.models import NotificationType, Severity
-from inkwell.notifications.services import notify
 from inkwell.observability.metrics import record_automation_run
 from inkwell.sitesettings.selectors import effective_settings
 
@@ -117,16 +117,16 @@ def announce_end(run: AutomationRun) -> None:
         RunStatus.CANCELLED: f"Automation run #{run.pk} was cancelled",
         RunStatus.FAILED: f"Automation run #{run.pk} failed: {run.error_message or 'it stopped unexpectedly'}",
     }
-    notify(
+    events.automation_run_ended(
         account=run.account,
-        notification_type=event,
-        title="Automation run ended",
-        message=f"{messages[run.status]}. {counted(run.items_processed, 'item')} {was(run.items_processed)} processed for {counted(run.credits_used, 'credit')}.",
-        severity=severity,
-        action_label="View run",
-        action_url=f"/automation/runs/{run.pk}",
-        metadata={"count": run.items_processed, "credits": run.credits_used, "run_id": run.pk, "status": run.status},
         site=run.site,
+        event=event,
+        severity=severity,
+        run_id=run.pk,
+        status=run.status,
+        outcome=messages[run.status],
+        items=run.items_processed,
+        credits=run.credits_used,
     )
 
 

@@ -19,7 +19,6 @@ from django.utils import timezone
 
 from inkwell.ai.types import TokenUsage
 from inkwell.api.exceptions import InsufficientCredits, StateConflict
-from inkwell.api.text import counted
 from inkwell.billing.models import (
     CreditLedger,
     CreditReservation,
@@ -30,7 +29,7 @@ from inkwell.billing.models import (
 )
 from inkwell.jobs.models import Job, JobStatus
 from inkwell.jobs.signals import job_finished
-from inkwell.notifications.services import notify
+from inkwell.notifications import events
 from inkwell.observability.metrics import record_credits_spent
 from inkwell.tenancy.models import ACTIVE_SUBSCRIPTION_STATUSES, SUBSCRIPTION_PERIOD, Account, Plan, Subscription
 
@@ -118,29 +117,11 @@ def _alert_on_crossing(account_id: int, *, before: int, state: LedgerState) -> N
     low mark; each once per crossing, because only the charge that crosses the line raises it."""
     after = state.balance
     if after == 0:
-        notify(
-            account=Account.objects.get(pk=account_id),
-            notification_type="credits_depleted",
-            title="You are out of credits",
-            message="Your credit balance reached 0. AI operations are paused until credits are added or your plan renews.",
-            severity="error",
-            action_label="View balance",
-            action_url="/billing/balance/",
-            metadata={"credits": 0},
-        )
+        events.credits_depleted(account=Account.objects.get(pk=account_id))
         return
     percent = settings.INKWELL_CREDITS_LOW_PERCENT
     if before >= state.monthly_credits * percent / 100 > after:
-        notify(
-            account=Account.objects.get(pk=account_id),
-            notification_type="credits_low",
-            title="Credits are running low",
-            message=f"{counted(after, 'credit')} left, less than {percent}% of your plan's {counted(state.monthly_credits, 'monthly credit')}.",
-            severity="warning",
-            action_label="View balance",
-            action_url="/billing/balance/",
-            metadata={"credits": after},
-        )
+        events.credits_low(account=Account.objects.get(pk=account_id), balance=after, percent=percent, monthly_credits=state.monthly_credits)
 
 
 def grant(*, account: Account, amount: int, transaction_type: str = TransactionType.CREDIT_GRANT, description: str = "", user=None) -> CreditTransaction:

@@ -35,8 +35,7 @@ from inkwell.integration.models import (
 )
 from inkwell.jobs.models import Job
 from inkwell.jobs.services import start_job
-from inkwell.notifications.models import NotificationType, Severity
-from inkwell.notifications.services import notify
+from inkwell.notifications import events
 from inkwell.tenancy.models import Account, ApiKey, Sector, Site, User
 from inkwell.tenancy.serializers import REQUIRED, SITE_NOT_YOURS
 from inkwell.writer.models import Content, SiteStatus, Taxonomy, TaxonomyType
@@ -235,17 +234,7 @@ def complete_site_setup(*, account_id: int, site_id: int) -> bool:
         if not _integrations(account_id).filter(site=site, connection_status=ConnectionStatus.CONNECTED).exists():
             return False
         SiteSetup.objects.create(account_id=account_id, site=site)
-        notify(
-            account=site.account,
-            notification_type=NotificationType.SITE_SETUP_COMPLETE,
-            title="",
-            message=f'"{site.name}" is set up: it has a sector and a working CMS connection.',
-            severity=Severity.SUCCESS,
-            action_label="Open site",
-            action_url=f"/sites/{site.pk}",
-            metadata={"count": 1, "site_id": site.pk},
-            site=site,
-        )
+        events.site_set_up(account=site.account, site=site)
     return True
 
 

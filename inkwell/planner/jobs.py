@@ -14,12 +14,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from inkwell.ai.types import STRUCTURES, KeywordInput, TokenUsage
-from inkwell.api.text import counted, was
+from inkwell.api.text import counted
 from inkwell.billing.services import cost_of, settle_job
 from inkwell.jobs.models import Job
 from inkwell.jobs.services import JobContext, JobFailed, job_kind
-from inkwell.notifications.models import Severity
-from inkwell.notifications.services import notify
+from inkwell.notifications import events
 from inkwell.planner.models import Cluster, ContentIdea, Keyword
 from inkwell.planner.overlaps import flag_new_ideas
 from inkwell.planner.services import AUTO_CLUSTER_JOB, CONTENT_TYPES, GENERATE_IDEAS_JOB
@@ -47,17 +46,7 @@ def _cluster_sector_id(keyword_ids: list[int], sector_of: dict[int, int], chosen
 
 def _clustering_failed(job: Job) -> None:
     count = len(job.params.get("keyword_ids", []))
-    notify(
-        account=job.account,
-        notification_type="ai_cluster_failed",
-        title="",
-        message=f"Clustering {counted(count, 'keyword')} failed: {_failure_message(job)}. No credits were charged.",
-        severity=Severity.ERROR,
-        action_label="View keywords",
-        action_url=f"/planner/keywords/?site_id={job.site_id}",
-        metadata={"count": count, "credits": 0, "job_id": job.pk},
-        site=job.site,
-    )
+    events.clustering_failed(account=job.account, site=job.site, site_id=job.site_id, keywords=count, reason=_failure_message(job), job_id=job.pk)
 
 
 @job_kind(name=AUTO_CLUSTER_JOB, on_failure=_clustering_failed)
@@ -122,16 +111,8 @@ def auto_cluster(ctx: JobContext) -> dict:
             "credits_used": credits,
         }
         ctx.record_result(result)
-        notify(
-            account=account,
-            notification_type="ai_cluster_complete",
-            title="",
-            message=f"{counted(len(placed), 'keyword')} {was(len(placed))} grouped into {counted(len(clusters), 'cluster')}.",
-            severity=Severity.SUCCESS,
-            action_label="View clusters",
-            action_url=f"/planner/clusters/?site_id={job.site_id}",
-            metadata={"count": len(clusters), "credits": credits, "job_id": job.pk},
-            site=job.site,
+        events.clustering_complete(
+            account=account, site=job.site, site_id=job.site_id, keywords=len(placed), clusters=len(clusters), credits=credits, job_id=job.pk
         )
     return result
 
@@ -141,17 +122,7 @@ def auto_cluster(ctx: JobContext) -> dict:
 
 def _ideas_failed(job: Job) -> None:
     count = len(job.params.get("cluster_ids", []))
-    notify(
-        account=job.account,
-        notification_type="ai_ideas_failed",
-        title="",
-        message=f"Generating ideas for {counted(count, 'cluster')} failed: {_failure_message(job)}. No credits were charged.",
-        severity=Severity.ERROR,
-        action_label="View clusters",
-        action_url=f"/planner/clusters/?site_id={job.site_id}",
-        metadata={"count": count, "credits": 0, "job_id": job.pk},
-        site=job.site,
-    )
+    events.ideas_failed(account=job.account, site=job.site, site_id=job.site_id, clusters=count, reason=_failure_message(job), job_id=job.pk)
 
 
 def _prompt_keywords(account, cluster_ids: list[int]) -> dict[int, list[str]]:
@@ -213,15 +184,7 @@ def generate_ideas(ctx: JobContext) -> dict:
             "credits_used": credits,
         }
         ctx.record_result(result)
-        notify(
-            account=account,
-            notification_type="ai_ideas_complete",
-            title="",
-            message=f"{counted(len(ideas), 'idea')} {was(len(ideas))} generated from {counted(len(clusters), 'cluster')}.",
-            severity=Severity.SUCCESS,
-            action_label="View ideas",
-            action_url=f"/planner/ideas/?site_id={job.site_id}",
-            metadata={"count": len(ideas), "credits": credits, "job_id": job.pk},
-            site=job.site,
+        events.ideas_complete(
+            account=account, site=job.site, site_id=job.site_id, ideas=len(ideas), clusters=len(clusters), credits=credits, job_id=job.pk
         )
     return result

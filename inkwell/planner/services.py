@@ -12,13 +12,12 @@ from django.utils import timezone
 from rest_framework.exceptions import ValidationError
 
 from inkwell.api.exceptions import Conflict, PlanLimitReached
-from inkwell.api.text import counted, was
+from inkwell.api.text import counted
 from inkwell.billing.services import cost_of, reserve_for_job, spend
 from inkwell.jobs.models import Job
 from inkwell.jobs.services import start_job
 from inkwell.keywords.models import SeedKeyword
-from inkwell.notifications.models import Severity
-from inkwell.notifications.services import notify
+from inkwell.notifications import events
 from inkwell.planner import selectors
 from inkwell.planner.selectors import SEED_FIELDS
 from inkwell.planner.models import Cluster, ClusterStatus, ContentIdea, Keyword, KeywordStatus
@@ -161,18 +160,7 @@ def add_to_workflow(*, account: Account, site: Site, sector: Sector, seed_keywor
             Keyword.objects.bulk_create(
                 [_keyword_from(seed, account=account, site=site, sector=sector) for seed in adding], batch_size=INSERT_BATCH_SIZE
             )
-            notify(
-                account=account,
-                notification_type="keywords_imported",
-                title="",
-                message=f"{counted(len(adding), 'keyword')} {was(len(adding))} added to {site.name} ({sector.name})"
-                + (f" for {counted(credits, 'credit')}." if credits else "."),
-                severity=Severity.SUCCESS,
-                action_label="View keywords",
-                action_url=f"/planner/keywords/?site_id={site.pk}&sector_id={sector.pk}",
-                metadata={"count": len(adding), "credits": credits},
-                site=site,
-            )
+            events.keywords_imported(account=account, site=site, sector_id=sector.pk, sector_name=sector.name, added=len(adding), credits=credits)
     return {"added": len(adding), "skipped": skipped, "credits_used": credits}
 
 

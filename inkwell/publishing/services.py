@@ -34,8 +34,7 @@ from inkwell.api.exceptions import BusinessRuleViolation, CMSPublishFailed, Stat
 from inkwell.cms.base import CMSAdapter, CMSError, CMSNotFound, PostPayload, RemotePost
 from inkwell.integration.models import SiteIntegration
 from inkwell.integration.services import adapter_for
-from inkwell.notifications.models import NotificationType, Severity
-from inkwell.notifications.services import notify
+from inkwell.notifications import events
 from inkwell.observability.metrics import record_publish_attempt
 from inkwell.publishing.models import PublishingRecord, PublishStatus, PublishTrigger
 from inkwell.publishing.selectors import taken_publish_times
@@ -227,16 +226,15 @@ def _succeed(content: Content, record: PublishingRecord, remote: RemotePost, sta
         record.finished_at, record.duration_ms = now, _elapsed_ms(started)
         record.save(update_fields=["status", "external_id", "external_url", "finished_at", "duration_ms"])
         where = "published on" if live else f"sent as a {remote.status} to"
-        notify(
+        events.content_published(
             account=content.account,
-            notification_type=NotificationType.CONTENT_PUBLISHED,
-            title="",
-            message=f'"{content.title}" was {where} {content.site.name}.',
-            severity=Severity.SUCCESS,
-            action_label="View",
-            action_url=f"/writer/content/{content.pk}",
-            metadata={"content_id": content.pk, "external_id": remote.external_id, "url": remote.url, "record_id": record.pk},
             site=content.site,
+            content_id=content.pk,
+            content_title=content.title,
+            where=where,
+            external_id=remote.external_id,
+            url=remote.url,
+            record_id=record.pk,
         )
         transaction.on_commit(lambda: record_publish_attempt("published" if live else "sent"))
     return PublishOutcome(record=record, published=live)
@@ -261,17 +259,15 @@ def _fail(content: Content, record: PublishingRecord, code: str, message: str, *
         record.duration_ms = _elapsed_ms(started) if started is not None else None
         record.save(update_fields=["status", "error_code", "error", "retry_at", "finished_at", "duration_ms"])
         if retry_at is None:
-            attempts = f" after {record.attempt} attempts" if record.attempt > 1 else ""
-            notify(
+            events.content_not_published(
                 account=content.account,
-                notification_type=NotificationType.CONTENT_PUBLISH_FAILED,
-                title="",
-                message=f'"{content.title}" could not be published{attempts}: {message}',
-                severity=Severity.ERROR,
-                action_label="Open",
-                action_url=f"/writer/content/{content.pk}",
-                metadata={"content_id": content.pk, "error_code": code, "record_id": record.pk},
                 site=content.site,
+                content_id=content.pk,
+                content_title=content.title,
+                attempts=record.attempt,
+                reason=message,
+                error_code=code,
+                record_id=record.pk,
             )
         transaction.on_commit(lambda: record_publish_attempt("retrying" if retry_at else "failed"))
     logger.warning("publishing content %s failed (%s, attempt %s, retry at %s)", content.pk, code, record.attempt, retry_at)
@@ -350,18 +346,7 @@ def _unschedule_unapproved(content: Content, *, now: datetime) -> None:
         )
         if not unscheduled:
             return
-        notify(
-            account=content.account,
-            notification_type=NotificationType.CONTENT_PUBLISH_FAILED,
-            title="",
-            message=f'"{content.title}" was not published at its scheduled time: it is {content.status}, not approved. '
-            "It was taken off the schedule; approve it and schedule it again.",
-            severity=Severity.WARNING,
-            action_label="Open",
-            action_url=f"/writer/content/{content.pk}",
-            metadata={"content_id": content.pk, "error_code": "not_approved"},
-            site=content.site,
-        )
+        events.scheduled_content_not_approved(account=content.account, site=content.site, content_id=content.pk, content_title=content.title, status=content.status)
     logger.info("scheduled content %s was not approved at its time and was unscheduled", content.pk)
 
 

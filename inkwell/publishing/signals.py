@@ -3,8 +3,7 @@
 from django.dispatch import receiver
 
 from inkwell.api.exceptions import BusinessRuleViolation, StateConflict
-from inkwell.notifications.models import NotificationType, Severity
-from inkwell.notifications.services import notify
+from inkwell.notifications import events
 from inkwell.publishing.services import schedule_in_next_slot
 from inkwell.sitesettings.selectors import effective_settings
 from inkwell.writer.models import Content
@@ -22,14 +21,4 @@ def auto_publish(sender, content: Content, **kwargs) -> None:
         schedule_in_next_slot(content=content)
     except (BusinessRuleViolation, StateConflict) as refused:
         reason = next(iter(refused.errors.values()))[0]
-        notify(
-            account=content.account,
-            notification_type=NotificationType.CONTENT_PUBLISH_FAILED,
-            title="",
-            message=f'"{content.title}" was approved but not scheduled: {reason}.',
-            severity=Severity.WARNING,
-            action_label="Open",
-            action_url=f"/writer/content/{content.pk}",
-            metadata={"content_id": content.pk},
-            site=content.site,
-        )
+        events.approved_content_not_scheduled(account=content.account, site=content.site, content_id=content.pk, content_title=content.title, reason=reason)

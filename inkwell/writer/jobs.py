@@ -29,7 +29,6 @@ retried attempt or the failure handler finds what an earlier attempt wrote witho
 it, and nobody can guess another account's file names. A deleted image takes its file with it.
 """
 
-from typing import Any
 
 from django.core.files.base import ContentFile
 from django.db import transaction
@@ -42,8 +41,7 @@ from inkwell.billing.selectors import job_credits, job_reservation
 from inkwell.billing.services import cost_of, settle, settle_job
 from inkwell.jobs.models import Job, JobStatus
 from inkwell.jobs.services import JobContext, JobFailed, job_kind
-from inkwell.notifications.models import NotificationType, Severity
-from inkwell.notifications.services import notify
+from inkwell.notifications import events
 from inkwell.system.selectors import ai_client, content_settings
 from inkwell.writer.models import Content, Image, ImageStatus, ImageType, Task, TaskStatus, image_upload_to
 from inkwell.writer.sanitize import plain_text
@@ -67,15 +65,8 @@ def content_generation_ended(job: Job) -> None:
     tasks.filter(status=TaskStatus.GENERATING).update(status=TaskStatus.FAILED, updated_at=timezone.now())
     task = tasks.only("title").first()
     reason = (job.error or {}).get("message") or "The article could not be written"
-    subject = f'for "{task.title}" ' if task else ""
-    notify(
-        account=job.account,
-        notification_type=NotificationType.AI_CONTENT_FAILED,
-        title="",
-        message=f"Content {subject}could not be written: {reason}",
-        severity=Severity.ERROR,
-        metadata={"count": 0, "credits": 0, "task_id": job.params.get("task_id"), "job_id": job.pk},
-        site=job.site,
+    events.content_not_written(
+        account=job.account, site=job.site, task_title=task.title if task else None, reason=reason, task_id=job.params.get("task_id"), job_id=job.pk
     )
 
 
@@ -139,16 +130,14 @@ def generate_content(ctx: JobContext) -> dict:
         if reservation is not None:
             settle(reservation=reservation, model=usage.model, prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens)
             credits = reservation.amount
-        notify(
+        events.content_written(
             account=account,
-            notification_type=NotificationType.AI_CONTENT_COMPLETE,
-            title="",
-            message=f'"{content.title}" is ready as a draft of {content.word_count} words.',
-            severity=Severity.SUCCESS,
-            action_label="Open draft",
-            action_url=f"/writer/content/{content.pk}",
-            metadata={"count": 1, "credits": credits, "content_id": content.pk, "task_id": task_id},
             site=job.site,
+            content_id=content.pk,
+            content_title=content.title,
+            word_count=content.word_count,
+            credits=credits,
+            task_id=task_id,
         )
     return _result(content, credits)
 
@@ -158,10 +147,6 @@ def generate_content(ctx: JobContext) -> dict:
 
 # The formats the image providers return (the openai provider reads the format from the bytes).
 EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/webp": "webp"}
-
-
-def _action_url(content_id: int) -> str:
-    return f"/writer/content/{content_id}"
 
 
 def _file_names(job_id: int, image: Image) -> list[str]:
@@ -235,16 +220,8 @@ def _save_prompts(ctx: JobContext, images: list[Image], drafts: list, usage: Tok
         if surplus:
             Image.objects.for_account(job.account_id).filter(pk__in=[image.pk for image in surplus]).delete()
         credits = settle_job(job=job, operation_type=PROMPT_EXTRACTION, amount=cost_of(operation_type=PROMPT_EXTRACTION, units=1), usage=usage)
-        notify(
-            account=job.account,
-            notification_type="ai_prompts_complete",
-            title="Image prompts ready",
-            message=f"{len(kept)} image prompt{'s' if len(kept) != 1 else ''} written for “{content.title}”.",
-            severity=Severity.SUCCESS,
-            action_label="View images",
-            action_url=_action_url(content.pk),
-            metadata={"count": len(kept), "credits": credits, "content_id": content.pk},
-            site=images[0].site,
+        events.image_prompts_written(
+            account=job.account, site=images[0].site, content_id=content.pk, content_title=content.title, prompts=len(kept), credits=credits
         )
     return kept, credits
 
@@ -274,16 +251,8 @@ def _save_images(ctx: JobContext, images: list[Image], usages: list[TokenUsage])
                 image_type=ImageType.IN_ARTICLE, updated_at=now
             )
         credits = settle_job(job=job, operation_type=IMAGE_GENERATION, amount=cost_of(operation_type=IMAGE_GENERATION, units=len(saved)), usage=_total_usage(usages))
-        notify(
-            account=job.account,
-            notification_type="ai_images_complete",
-            title="Images generated",
-            message=f"{len(saved)} image{'s' if len(saved) != 1 else ''} generated for “{content.title}”.",
-            severity=Severity.SUCCESS,
-            action_label="View images",
-            action_url=_action_url(content.pk),
-            metadata={"count": len(saved), "credits": credits, "content_id": content.pk},
-            site=images[0].site,
+        events.images_generated(
+            account=job.account, site=images[0].site, content_id=content.pk, content_title=content.title, images=len(saved), credits=credits
         )
     # Rows deleted while the images were being made went with their content; so do their files.
     for image in lost:
@@ -306,26 +275,11 @@ def _generation_failed(job: Job) -> None:
         return
     reason = (job.error or {}).get("message", "")
     content_id = job.params.get("content_id")
-    common: dict[str, Any] = {"severity": Severity.ERROR, "action_url": _action_url(content_id), "site": job.site}
     if without_prompt:
-        notify(
-            account=job.account,
-            notification_type="ai_prompts_failed",
-            title="Image prompts failed",
-            message=f"The image prompts could not be written: {reason}",
-            metadata={"count": len(without_prompt), "credits": 0, "content_id": content_id},
-            **common,
-        )
+        events.image_prompts_failed(account=job.account, site=job.site, content_id=content_id, images=len(without_prompt), reason=reason)
     if job.params.get("phase") == Phase.PROMPTS:
         return
-    notify(
-        account=job.account,
-        notification_type="ai_images_failed",
-        title="Image generation failed",
-        message=f"The images could not be generated: {reason}",
-        metadata={"count": len(image_ids), "credits": 0, "content_id": content_id},
-        **common,
-    )
+    events.images_failed(account=job.account, site=job.site, content_id=content_id, images=len(image_ids), reason=reason)
 
 
 @job_kind(name=GENERATE_IMAGES, on_failure=_generation_failed)
@@ -375,15 +329,8 @@ def _regeneration_failed(job: Job) -> None:
     _delete_job_files(job, [image_id], keep={current} if current else set())
     if job.status != JobStatus.FAILED:
         return
-    notify(
-        account=job.account,
-        notification_type="ai_images_failed",
-        title="Image regeneration failed",
-        message=f"The image could not be regenerated: {(job.error or {}).get('message', '')}",
-        severity=Severity.ERROR,
-        action_url=_action_url(job.params.get("content_id")),
-        metadata={"count": 1, "credits": 0, "content_id": job.params.get("content_id"), "image_id": image_id},
-        site=job.site,
+    events.image_not_regenerated(
+        account=job.account, site=job.site, content_id=job.params.get("content_id"), image_id=image_id, reason=(job.error or {}).get("message", "")
     )
 
 
@@ -417,16 +364,8 @@ def regenerate_image(ctx: JobContext) -> dict:
                 updated_at=timezone.now(),
             )
             credits = settle_job(job=job, operation_type=IMAGE_GENERATION, amount=cost_of(operation_type=IMAGE_GENERATION, units=1), usage=result.usage)
-            notify(
-                account=job.account,
-                notification_type="ai_images_complete",
-                title="Image regenerated",
-                message=f"A new image was generated for “{image.content.title}”.",
-                severity=Severity.SUCCESS,
-                action_label="View images",
-                action_url=_action_url(image.content_id),
-                metadata={"count": 1, "credits": credits, "content_id": image.content_id},
-                site=image.site,
+            events.image_regenerated(
+                account=job.account, site=image.site, content_id=image.content_id, content_title=image.content.title, credits=credits
             )
             if current and current != new_name:
                 transaction.on_commit(lambda: storage.delete(current))

@@ -10,8 +10,7 @@ from inkwell.api.exceptions import Conflict, StateConflict
 from inkwell.billing.services import cost_of, reserve, reserve_for_job
 from inkwell.jobs.models import Job
 from inkwell.jobs.services import start_job
-from inkwell.notifications.models import NotificationType
-from inkwell.notifications.services import notify
+from inkwell.notifications import events
 from inkwell.planner.models import ContentIdea, IdeaStatus
 from inkwell.planner.services import INSERT_BATCH_SIZE, TaskSkipReason
 from inkwell.system.selectors import content_settings
@@ -231,16 +230,7 @@ def _check_taxonomies_of_site(taxonomies: list[Taxonomy] | None, site_id: int) -
 
 
 def _notify_ready_for_review(account: Account, content: Content) -> None:
-    notify(
-        account=account,
-        notification_type=NotificationType.CONTENT_READY_REVIEW,
-        title="",
-        message=f'"{content.title}" is ready for review.',
-        action_label="Review",
-        action_url=f"/writer/content/{content.pk}",
-        metadata={"count": 1, "content_id": content.pk},
-        site=content.site,
-    )
+    events.content_ready_for_review(account=account, site=content.site, content_id=content.pk, content_title=content.title)
 
 
 @transaction.atomic
