@@ -31,7 +31,6 @@ from inkwell.sitesettings.selectors import EffectiveSiteSettings, effective_sett
 from inkwell.system.selectors import content_settings
 from inkwell.tenancy.models import Account, Site, User
 from inkwell.writer import selectors as writer_selectors
-from inkwell.writer import services as writer_services
 from inkwell.writer import services as writer
 from inkwell.writer.models import Content, ContentStatus, Image, ImageStatus, Task, TaskStatus
 
@@ -120,7 +119,7 @@ def _ids_in_active_jobs(pipeline: Pipeline, kind: str, key: str) -> set[int]:
 
 
 def _content_in_image_jobs(pipeline: Pipeline) -> set[int]:
-    return {params.get("content_id") for params in _active_job_params(pipeline, writer_services.GENERATE_IMAGES)}
+    return {params.get("content_id") for params in _active_job_params(pipeline, writer.GENERATE_IMAGES)}
 
 
 def _present(queryset: QuerySet, ids: list[int]) -> set[int]:
@@ -187,7 +186,7 @@ def _ideas_pending(pipeline: Pipeline) -> QuerySet:
 def _task_steps(pipeline, ideas, options):
     ids = [idea.pk for idea in ideas]
     scoped = ContentIdea.objects.for_account(pipeline.account)
-    return [Step(ideas, apply=lambda: planner.create_tasks(account=pipeline.account, ideas=scoped, idea_ids=ids))]
+    return [Step(ideas, apply=lambda: writer.create_tasks(account=pipeline.account, ideas=scoped, idea_ids=ids))]
 
 
 def _ideas_done(pipeline, ids):
@@ -234,11 +233,11 @@ def _prompt_steps(pipeline, contents, options):
     return [
         Step(
             [content],
-            start=lambda content=content: writer_services.start_image_generation(
+            start=lambda content=content: writer.start_image_generation(
                 account=pipeline.account,
                 content=content,
                 user=options.user,
-                phase=writer_services.Phase.PROMPTS,
+                phase=writer.Phase.PROMPTS,
                 use_testing=options.use_testing,
                 inline=True,
             ),
@@ -271,7 +270,7 @@ def _image_steps(pipeline, images, options):
     return [
         Step(
             group,
-            start=lambda group=group: writer_services.start_prompted_image_generation(
+            start=lambda group=group: writer.start_prompted_image_generation(
                 account=pipeline.account,
                 content=group[0].content,
                 user=options.user,

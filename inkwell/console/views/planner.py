@@ -12,6 +12,7 @@ from inkwell.planner import selectors
 from inkwell.planner import serializers as s
 from inkwell.planner import services
 from inkwell.planner.models import Cluster, ClusterStatus, ContentIdea, IdeaStatus, Keyword, KeywordStatus
+from inkwell.writer import services as writer_services
 
 PAGE_SIZE = 50
 KEYWORD_FILTERS = ("sector_id", "cluster_id", "status", "difficulty_min", "difficulty_max", "volume_min", "volume_max", "search")
@@ -183,5 +184,5 @@ class CreateTasksView(SiteView):
     def post(self, request, site_id):
         site = self.site_of(request, site_id)
         data = validated(s.CreateTasksInputSerializer, request, {"idea_ids": ids_from(request, "ids")})
-        services.create_tasks(account=request.account, ideas=scoped(ContentIdea, request).filter(site=site), **data)
+        writer_services.create_tasks(account=request.account, ideas=scoped(ContentIdea, request).filter(site=site), **data)
         return self.done(request, reverse("console:tasks", kwargs={"site_id": site.pk}))
