@@ -422,4 +422,6 @@ def test_a_stage_set_to_use_testing_makes_its_image_prompts_with_the_testing_mod
     image_jobs = Job.objects.for_account(site.account).filter(kind="writer.generate_images", params__phase="images")
     assert prompt_jobs.exists() and all(job.params["use_testing"] for job in prompt_jobs)
     assert image_jobs.exists() and not any(job.params["use_testing"] for job in image_jobs)
-    assert asked.count(False) == prompt_jobs.count() and asked.count(None) == image_jobs.count()
+    # The articles' jobs (stage 4, not set to use testing) ask through the same module as the images'.
+    article_jobs = Job.objects.for_account(site.account).filter(kind="writer.generate_content")
+    assert asked.count(False) == prompt_jobs.count() and asked.count(None) == image_jobs.count() + article_jobs.count()
