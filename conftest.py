@@ -209,9 +209,9 @@ def funded(tenant):
     def fund(credits: int):
         balance = balance_of(tenant.account)
         if credits > balance:
-            billing.grant(tenant.account, credits - balance, description="test funds")
+            billing.grant(account=tenant.account, amount=credits - balance, description="test funds")
         elif credits < balance:
-            billing.spend(tenant.account, "linking", balance - credits, description="test drain")
+            billing.spend(account=tenant.account, operation_type="linking", amount=balance - credits, description="test drain")
         return tenant.account
 
     return fund

@@ -100,7 +100,7 @@ def inner(args) -> dict:
     from inkwell.jobs.services import execute
     from inkwell.keywords.models import SeedKeyword
     from inkwell.planner.models import Keyword
-    from inkwell.publishing.site_settings import effective_settings as pipeline_settings
+    from inkwell.sitesettings.selectors import effective_settings as pipeline_settings
     from inkwell.tenancy.models import IndustrySector, Plan, Sector, Site, Subscription
     from inkwell.tenancy.services import account_register
 
@@ -126,7 +126,7 @@ def inner(args) -> dict:
 
     spent = _time_provider_calls()
     started = time.perf_counter()
-    execute(run.job_id)
+    execute(job_id=run.job_id)
     seconds = time.perf_counter() - started
     run.refresh_from_db()
     provider = sum(value for name, value in spent.items() if not name.endswith("_calls"))

@@ -112,10 +112,10 @@ def inner_ledger(args) -> dict:
     from inkwell.tenancy.services import account_register
 
     account = account_register(email="bench-ledger@example.com", password="bench-password-1").account
-    services.grant(account, args.pairs * 4)
+    services.grant(account=account, amount=args.pairs * 4)
 
     def pair():
-        services.settle(services.reserve(account, "clustering", 1))
+        services.settle(reservation=services.reserve(account=account, operation_type="clustering", amount=1))
 
     statements = _recorded_statements(connection, pair)
     timings, replays = [], []
@@ -129,11 +129,11 @@ def inner_ledger(args) -> dict:
     racer = account_register(email="bench-race@example.com", password="bench-password-1").account
     ledger = CreditLedger.objects.for_account(racer).get()
     funds = args.reservations // 2
-    services.grant(racer, funds - ledger.balance) if funds > ledger.balance else services.spend(racer, "linking", ledger.balance - funds)
+    services.grant(account=racer, amount=funds - ledger.balance) if funds > ledger.balance else services.spend(account=racer, operation_type="linking", amount=ledger.balance - funds)
 
     def reserve(_):
         try:
-            services.reserve(racer, "clustering", 1)
+            services.reserve(account=racer, operation_type="clustering", amount=1)
             return True
         except InsufficientCredits:
             return False

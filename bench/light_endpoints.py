@@ -76,7 +76,7 @@ def seed() -> dict:
     sector = make_sector(tenant, site)
     for seed_keyword in make_seed_keywords(sector.industry_sector, 12):
         make_keyword(tenant, site=site, sector=sector, seed=seed_keyword)
-    notifications = [notify(account, "system_info", title=f"Note {n}", message="Benchmark") for n in range(40)]
+    notifications = [notify(account=account, notification_type="system_info", title=f"Note {n}", message="Benchmark") for n in range(40)]
     NotificationReceipt.objects.bulk_create(
         NotificationReceipt(account=account, notification=notification, user=owner, read_at=notification.created_at) for notification in notifications[:10]
     )

@@ -117,7 +117,7 @@ def inner(args) -> dict:
     words = statistics.mean(content.word_count for content in contents)
 
     started = time.perf_counter()
-    index = site_index(account, site.pk)
+    index = site_index(account=account, site_id=site.pk)
     compile_seconds = time.perf_counter() - started
     pure = []
     for content in contents:
@@ -129,7 +129,7 @@ def inner(args) -> dict:
     for _ in range(2):
         job = start_batch_linking(account=account, user=owner, contents=Content.objects.for_account(account), content_ids=[content.pk for content in contents])
         started = time.perf_counter()
-        execute(job.pk, heartbeat=False)
+        execute(job_id=job.pk, heartbeat=False)
         seconds = time.perf_counter() - started
         job.refresh_from_db()
         runs.append({"status": job.status, "seconds": round(seconds, 2), "per_article_ms": round(seconds * 1000 / len(contents), 2), "links_added": job.result["links_added"]})

@@ -13,12 +13,12 @@ ECHO_KIND = "test.echo"
 FAIL_KIND = "test.fail"
 
 
-@job_kind(ECHO_KIND)
+@job_kind(name=ECHO_KIND)
 def echo(ctx: JobContext) -> dict:
     return {"echo": ctx.params.get("value"), "attempt": ctx.job.attempts}
 
 
-@job_kind(SLEEP_KIND)
+@job_kind(name=SLEEP_KIND)
 def sleep(ctx: JobContext) -> dict:
     """Works for ``seconds`` on its first attempt (reporting progress), at once on a later one."""
     seconds = ctx.params.get("seconds", 1) if ctx.job.attempts == 1 else 0
@@ -29,6 +29,6 @@ def sleep(ctx: JobContext) -> dict:
     return {"slept": seconds, "attempt": ctx.job.attempts}
 
 
-@job_kind(FAIL_KIND)
+@job_kind(name=FAIL_KIND)
 def fail(ctx: JobContext) -> dict:
     raise JobFailed(ctx.params.get("message", "It did not work"), code="test_failure")

@@ -52,7 +52,7 @@ def account_with_library(big_tenant):
     ]
     SeedKeyword.objects.bulk_create(keywords)
     refresh_library_stats([industry_sector.pk])
-    billing.grant(big_tenant.account, 900)
+    billing.grant(account=big_tenant.account, amount=900)
     return big_tenant, sector, list(SeedKeyword.objects.filter(industry_sector=industry_sector).order_by("id").values_list("pk", flat=True))
 
 
@@ -117,7 +117,7 @@ def test_the_whole_workflow_through_the_api(account_with_library, provider, as_u
     clusters = Cluster.objects.for_account(account)
     assert clusters.count() >= 2
     assert not Keyword.objects.for_account(account).filter(cluster__isnull=True).exists()
-    assert balance(account) == credits - cost_of("clustering", 200)
+    assert balance(account) == credits - cost_of(operation_type="clustering", units=200)
     credits = balance(account)
     assert notified(account, "ai_cluster_complete") == 1
 
@@ -128,7 +128,7 @@ def test_the_whole_workflow_through_the_api(account_with_library, provider, as_u
     finished_job(client, response)
     ideas = ContentIdea.objects.for_account(account)
     assert ideas.count() >= 2
-    assert balance(account) == credits - cost_of("idea_generation", 2)
+    assert balance(account) == credits - cost_of(operation_type="idea_generation", units=2)
     credits = balance(account)
     assert notified(account, "ai_ideas_complete") == 1
 
@@ -149,7 +149,7 @@ def test_the_whole_workflow_through_the_api(account_with_library, provider, as_u
     finished_job(client, response)
     content = Content.objects.for_account(account).get(task=task)
     assert content.status == "draft" and content.word_count > 0 and content.html
-    assert balance(account) == credits - cost_of("content_generation", task.word_count)
+    assert balance(account) == credits - cost_of(operation_type="content_generation", units=task.word_count)
     credits = balance(account)
     assert notified(account, "ai_content_complete") == 1
 
@@ -162,7 +162,7 @@ def test_the_whole_workflow_through_the_api(account_with_library, provider, as_u
     listed = client.get("/api/v1/writer/images/", {"content_id": content.pk}).json()["results"]
     assert all(item["url"] for item in listed)
     assert client.get(listed[0]["url"]).status_code == 200
-    assert balance(account) == credits - cost_of("image_prompt_extraction", 1) - cost_of("image_generation", 2)
+    assert balance(account) == credits - cost_of(operation_type="image_prompt_extraction", units=1) - cost_of(operation_type="image_generation", units=2)
     assert notified(account, "ai_images_complete") == 1
 
     # 7. Review, approve, schedule, unschedule.
@@ -189,7 +189,7 @@ def _starve(account, leave: int) -> None:
     """Leaves the account exactly ``leave`` credits."""
     current = balance(account)
     if current > leave:
-        billing.spend(account, "linking", current - leave)
+        billing.spend(account=account, operation_type="linking", amount=current - leave)
 
 
 def test_every_ai_step_answers_402_and_changes_nothing_when_one_credit_is_missing(account_with_library, as_user, eager_jobs):
@@ -207,24 +207,24 @@ def test_every_ai_step_answers_402_and_changes_nothing_when_one_credit_is_missin
         assert response.json()["errors"] == {"credits": ["Insufficient credits"]}
         assert Job.objects.for_account(account).count() == jobs_before
         assert balance(account) == cost - 1
-        billing.grant(account, 1000)
+        billing.grant(account=account, amount=1000)
 
-    refused("/api/v1/planner/clusters/auto_cluster/", {"site_id": site.pk, "sector_id": sector.pk}, cost_of("clustering", 200))
+    refused("/api/v1/planner/clusters/auto_cluster/", {"site_id": site.pk, "sector_id": sector.pk}, cost_of(operation_type="clustering", units=200))
     assert not Cluster.objects.for_account(account).exists()
 
     with eager_jobs():
         response = client.post("/api/v1/planner/clusters/auto_cluster/", {"site_id": site.pk, "sector_id": sector.pk}, format="json")
     finished_job(client, response)
     cluster_ids = list(Cluster.objects.for_account(account).values_list("pk", flat=True)[:2])
-    refused("/api/v1/planner/clusters/generate_ideas/", {"cluster_ids": cluster_ids}, cost_of("idea_generation", 2))
+    refused("/api/v1/planner/clusters/generate_ideas/", {"cluster_ids": cluster_ids}, cost_of(operation_type="idea_generation", units=2))
     assert not ContentIdea.objects.for_account(account).exists()
 
     task = Task.objects.create(account=account, site=site, sector=sector, title="Espresso at home", keywords=["home espresso machine"], word_count=800)
-    refused(f"/api/v1/writer/tasks/{task.pk}/generate_content/", {}, cost_of("content_generation", 800))
+    refused(f"/api/v1/writer/tasks/{task.pk}/generate_content/", {}, cost_of(operation_type="content_generation", units=800))
     assert not Content.objects.for_account(account).exists()
 
     content = Content.objects.create(account=account, site=site, sector=sector, title="Espresso at home", html="<h2>Beans</h2><p>Fresh beans matter.</p>")
-    refused(f"/api/v1/writer/content/{content.pk}/generate_images/", {"count": 2}, cost_of("image_prompt_extraction", 1) + cost_of("image_generation", 2))
+    refused(f"/api/v1/writer/content/{content.pk}/generate_images/", {"count": 2}, cost_of(operation_type="image_prompt_extraction", units=1) + cost_of(operation_type="image_generation", units=2))
     assert not Image.objects.for_account(account).exists()
 
     _starve(account, 0)

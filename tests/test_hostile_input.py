@@ -99,7 +99,7 @@ def test_a_webhook_body_over_the_size_limit_is_a_413(api_client, tenant, setting
     headers = {
         "Authorization": f"ApiKey {key}",
         "X-Inkwell-Timestamp": timestamp,
-        "X-Inkwell-Signature": f"sha256={signature_of(integration.webhook_secret, timestamp, raw)}",
+        "X-Inkwell-Signature": f"sha256={signature_of(secret=integration.webhook_secret, timestamp=timestamp, raw_body=raw)}",
     }
 
     response = api_client.post("/api/v1/integration/webhook/cms/", data=raw, content_type="application/json", headers=headers)
@@ -164,7 +164,7 @@ def test_a_near_future_timestamp_is_still_scheduled(tenant, as_user):
 
 def _deliver(api_client, key, secret, data: dict, timestamp: str):
     raw = json.dumps(data).encode()
-    headers = {"Authorization": f"ApiKey {key}", "X-Inkwell-Timestamp": timestamp, "X-Inkwell-Signature": f"sha256={signature_of(secret, timestamp, raw)}"}
+    headers = {"Authorization": f"ApiKey {key}", "X-Inkwell-Timestamp": timestamp, "X-Inkwell-Signature": f"sha256={signature_of(secret=secret, timestamp=timestamp, raw_body=raw)}"}
     return api_client.post("/api/v1/integration/webhook/cms/", data=raw, content_type="application/json", headers=headers)
 
 

@@ -120,9 +120,9 @@ def seeded(make_tenant, settings):
             services.site_access_grant(account=tenant.account, actor=tenant.owner, user=user, site=site)
         services.api_key_create(account=tenant.account, user=tenant.owner, name=f"key {n}", site=sites[n] if n % 2 else None)
     for n in range(ROWS):
-        notify(tenant.account, "system_info", title=f"Notice {n}", message="m", site=sites[n] if n % 2 else None)
+        notify(account=tenant.account, notification_type="system_info", title=f"Notice {n}", message="m", site=sites[n] if n % 2 else None)
         Job.objects.create(account=tenant.account, site=sites[n], created_by=tenant.owner, kind="test.echo", params={"n": n})
-        billing.spend(tenant.account, "keyword_purchase", 1, site=sites[n], related=("seed_keyword", n))
+        billing.spend(account=tenant.account, operation_type="keyword_purchase", amount=1, site=sites[n], related=("seed_keyword", n))
     seeds = SeedKeyword.objects.bulk_create(
         SeedKeyword(keyword=f"budget keyword {n}", volume=n, difficulty=n % 101, industry_sector=industry_sectors[n // 2]) for n in range(2 * ROWS)
     )

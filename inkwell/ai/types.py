@@ -6,6 +6,9 @@ from typing import Generic, TypeVar
 T = TypeVar("T")
 
 IMAGE_TYPES = ("featured", "in_article")
+# The tones and structures an article brief may ask for; every provider writes each of them.
+TONES = ("professional", "friendly", "casual", "authoritative", "conversational", "persuasive")
+STRUCTURES = ("guide", "listicle", "how_to", "comparison", "review", "question")
 
 
 @dataclass(frozen=True)

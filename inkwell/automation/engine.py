@@ -30,25 +30,24 @@ from datetime import timedelta
 
 from django.conf import settings as django_settings
 from django.db import connection, transaction
-from django.db.models import F, Sum
-from django.db.models.functions import Coalesce
+from django.db.models import F
 from django.utils import timezone
 from rest_framework.exceptions import APIException
 
 from inkwell.api.exceptions import InsufficientCredits
-from inkwell.api.text import counted, was
+from inkwell.api.text import counted
 from inkwell.api.logging import bind
 from inkwell.automation import selectors
 from inkwell.automation.models import AutomationLog, AutomationRun, AutomationStageRun, LogLevel, RunStatus, StageStatus
 from inkwell.automation.signals import step_finished
 from inkwell.automation.stages import STAGES, Pipeline, Stage, Step, StepOptions
-from inkwell.billing.models import CreditUsage
+from inkwell.billing.selectors import job_charges_recorded
 from inkwell.jobs.models import ACTIVE_JOB_STATUSES, Job, JobStatus
 from inkwell.jobs.services import JobCancelled, JobContext, execute
+from inkwell.notifications import events
 from inkwell.notifications.models import NotificationType, Severity
-from inkwell.notifications.services import notify
 from inkwell.observability.metrics import record_automation_run
-from inkwell.publishing.site_settings import effective_settings
+from inkwell.sitesettings.selectors import effective_settings
 
 logger = logging.getLogger("inkwell.automation")
 
@@ -118,16 +117,16 @@ def announce_end(run: AutomationRun) -> None:
         RunStatus.CANCELLED: f"Automation run #{run.pk} was cancelled",
         RunStatus.FAILED: f"Automation run #{run.pk} failed: {run.error_message or 'it stopped unexpectedly'}",
     }
-    notify(
-        run.account,
-        event,
-        title="Automation run ended",
-        message=f"{messages[run.status]}. {counted(run.items_processed, 'item')} {was(run.items_processed)} processed for {counted(run.credits_used, 'credit')}.",
-        severity=severity,
-        action_label="View run",
-        action_url=f"/automation/runs/{run.pk}",
-        metadata={"count": run.items_processed, "credits": run.credits_used, "run_id": run.pk, "status": run.status},
+    events.automation_run_ended(
+        account=run.account,
         site=run.site,
+        event=event,
+        severity=severity,
+        run_id=run.pk,
+        status=run.status,
+        outcome=messages[run.status],
+        items=run.items_processed,
+        credits=run.credits_used,
     )
 
 
@@ -167,7 +166,7 @@ class Engine:
                 self._finish_in_flight()
                 for number in STAGES:
                     if self._stage(STAGES[number]) and number < len(STAGES):
-                        self._sleep(effective_settings(self.site).delays.between_stage)
+                        self._sleep(effective_settings(site=self.site).delays.between_stage)
                 self._complete()
             except Stop:
                 pass
@@ -368,7 +367,7 @@ class Engine:
         """Runs the step's job here, and waits while it runs elsewhere (a retry a worker took, or a
         requeued job after a crash), running it here whenever it waits queued and is due. The
         ended job's status and error."""
-        execute(job_id, heartbeat=self.heartbeat)
+        execute(job_id=job_id, heartbeat=self.heartbeat)
         jobs = Job.objects.for_account(self.account)
         while True:
             job = jobs.filter(pk=job_id).values("status", "error", "attempts", "queued_at").first()
@@ -377,7 +376,7 @@ class Engine:
             if job["status"] not in ACTIVE_JOB_STATUSES:
                 return job
             if job["status"] == JobStatus.QUEUED and _due(job, timezone.now()):
-                execute(job_id, heartbeat=self.heartbeat)
+                execute(job_id=job_id, heartbeat=self.heartbeat)
                 continue
             time.sleep(POLL_SECONDS)
 
@@ -389,7 +388,7 @@ class Engine:
                 return None
             stage = STAGES[run.in_flight["stage"]]
             items = run.in_flight["items"]
-            credits = CreditUsage.objects.for_account(self.account).filter(job_id=job_id).aggregate(total=Coalesce(Sum("credits_used"), 0))["total"]
+            credits = job_charges_recorded(self.account, job_id)
             done = stage.done(pipeline, [pk for pk, _ in items])
             reason = (job["error"] or {}).get("message") if job["status"] != JobStatus.SUCCEEDED else None
             run.in_flight = {}

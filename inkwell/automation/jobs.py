@@ -38,6 +38,6 @@ def run_job_ended(job: Job) -> None:
         announce_end(run)
 
 
-@job_kind(RUN_JOB, on_failure=run_job_ended, max_attempts=RUN_ATTEMPTS)
+@job_kind(name=RUN_JOB, on_failure=run_job_ended, max_attempts=RUN_ATTEMPTS)
 def run_automation(ctx: JobContext) -> dict:
     return Engine(ctx).drive()

@@ -4,14 +4,16 @@ Every number comes from the stage definitions of ``inkwell.automation.stages`` (
 engine runs) over live data.
 """
 
+from datetime import datetime
 from itertools import groupby
 
 from inkwell.automation.models import ACTIVE_RUN_STATUSES, AutomationRun
 from inkwell.automation.stages import KEYWORDS_PER_CLUSTER, STAGES, Pipeline
-from inkwell.billing.models import CreditLedger
+from inkwell.billing.selectors import available_credits
 from inkwell.billing.services import cost_of
+from inkwell.sitesettings.models import SiteSettings
 from inkwell.tenancy.models import Site
-from inkwell.writer import images as writer_images
+from inkwell.writer import selectors as writer_selectors
 
 
 def pipeline_overview(site: Site) -> dict:
@@ -34,7 +36,7 @@ def _taken(count: int, per_run_limit: int) -> int:
 
 def _image_groups_cost(content_ids: list) -> int:
     """What a batch of images costs: one job per content of the batch (``stages._image_steps``)."""
-    return sum(cost_of(writer_images.IMAGE_GENERATION, len(list(group))) for _, group in groupby(content_ids))
+    return sum(cost_of(operation_type=writer_selectors.IMAGE_GENERATION, units=len(list(group))) for _, group in groupby(content_ids))
 
 
 def estimate(site: Site) -> dict:
@@ -51,8 +53,7 @@ def estimate(site: Site) -> dict:
     to make one cluster per ``KEYWORDS_PER_CLUSTER``; those stages say ``"exact": false``.
     """
     pipeline = Pipeline.of(site)
-    ledger = CreditLedger.objects.for_account(site.account_id).first()
-    available = ledger.available if ledger else 0
+    available = available_credits(site.account_id)
     snapshot = _pending_now(pipeline)
     budget = sum(row["credits"] for row in _projection(pipeline, snapshot=snapshot))
     rows = _projection(pipeline, budget=budget, snapshot=snapshot)
@@ -131,7 +132,7 @@ def _projection(pipeline: Pipeline, first_stage: int = 1, *, snapshot: dict, bud
 
     # 1 keywords → clusters
     pending = snapshot[1]
-    taken, credits, cut = process(1, [None] * pending, lambda batch: cost_of("clustering", len(batch)))
+    taken, credits, cut = process(1, [None] * pending, lambda batch: cost_of(operation_type="clustering", units=len(batch)))
     stage_row(1, pending, len(taken), credits, cut)
     made = sum(-(-len(batch) // KEYWORDS_PER_CLUSTER) for batch in _chunks(taken, config(1).batch_size))
     exact = not made
@@ -142,7 +143,7 @@ def _projection(pipeline: Pipeline, first_stage: int = 1, *, snapshot: dict, bud
 
     # 2 clusters → ideas
     pending = snapshot[2]
-    taken, credits, cut = process(2, [None] * (pending + made), lambda batch: cost_of("idea_generation", len(batch)))
+    taken, credits, cut = process(2, [None] * (pending + made), lambda batch: cost_of(operation_type="idea_generation", units=len(batch)))
     stage_row(2, pending, len(taken), credits, cut)
     made = len(taken) * pipeline.ideas_per_cluster
 
@@ -156,14 +157,14 @@ def _projection(pipeline: Pipeline, first_stage: int = 1, *, snapshot: dict, bud
     lengths = list(snapshot[4])
     pending = len(lengths)
     lengths += [pipeline.article_length] * made
-    taken, credits, cut = process(4, lengths, lambda batch: sum(cost_of("content_generation", length) for length in batch))
+    taken, credits, cut = process(4, lengths, lambda batch: sum(cost_of(operation_type="content_generation", units=length) for length in batch))
     stage_row(4, pending, len(taken), credits, cut)
     new_contents = len(taken)
 
     # 5 content → image prompts (none when articles get no images)
     pending = snapshot[5]
     contents = list(range(pending + new_contents)) if pipeline.images_per_content else []
-    prompted, credits, cut = process(5, contents, lambda batch: len(batch) * cost_of(writer_images.PROMPT_EXTRACTION, 1))
+    prompted, credits, cut = process(5, contents, lambda batch: len(batch) * cost_of(operation_type=writer_selectors.PROMPT_EXTRACTION, units=1))
     stage_row(5, pending, len(prompted), credits, cut)
 
     # 6 image prompts → images: each image is known by its content, to cost a batch by content.
@@ -204,3 +205,11 @@ def current_processing(site: Site) -> dict:
         "items_processed": run.items_processed,
         "credits_used": run.credits_used,
     }
+
+
+def due_automation(*, now: datetime, limit: int = 500) -> list[SiteSettings]:
+    """Every account's sites whose next automation run has come, the longest due first (index
+    ``sitesettings_next_run``), with their site, account and subscription. At most ``limit``: the
+    rest are still due at the next pass."""
+    due = SiteSettings.dangerously_unscoped.filter(next_run_at__lte=now).select_related("site", "account__subscription")
+    return list(due.order_by("next_run_at", "id")[:limit])

@@ -14,10 +14,10 @@ from rest_framework.exceptions import NotFound, PermissionDenied
 from inkwell.api.filters import MAX_ID
 from inkwell.automation.models import AutomationLog, AutomationRun, AutomationStageRun, LogLevel, RunStatus, RunTrigger
 from inkwell.automation.stages import STAGES
-from inkwell.publishing.defaults import STAGE_NUMBERS
-from inkwell.publishing.settings_serializers import AutomationConfigSerializer, StageConfigInputSerializer, StageConfigSerializer, validate_stage_entries
-from inkwell.publishing.site_settings import DELAY_FIELDS
-from inkwell.system.serializers import RejectUnknownFieldsMixin
+from inkwell.sitesettings.defaults import STAGE_NUMBERS
+from inkwell.sitesettings.serializers import AutomationConfigSerializer, StageConfigInputSerializer, StageConfigSerializer, validate_stage_entries
+from inkwell.sitesettings.selectors import DELAY_FIELDS
+from inkwell.api.serializers import RejectUnknownFieldsMixin
 from inkwell.tenancy.access import can_access_site
 from inkwell.tenancy.models import Site
 from inkwell.tenancy.serializers import AccountSiteField

@@ -12,6 +12,8 @@ effect when the item in hand is done; a paused or queued run has no item in hand
 ends it at once. Resume starts a new ``automation.run`` job, which continues where the run stopped.
 """
 
+from datetime import datetime
+
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from rest_framework.exceptions import NotFound
@@ -23,8 +25,9 @@ from inkwell.automation.jobs import RUN_JOB
 from inkwell.automation.models import ACTIVE_RUN_STATUSES, AutomationRun, AutomationStageRun, LogLevel, RunStatus, RunTrigger
 from inkwell.automation.stages import STAGES
 from inkwell.jobs.models import Job, JobStatus
-from inkwell.publishing.site_settings import STAGE_LIMIT_FIELDS
 from inkwell.jobs.services import cancel_job, start_job
+from inkwell.sitesettings.models import SiteSettings
+from inkwell.sitesettings.selectors import STAGE_LIMIT_FIELDS, next_scheduled_run
 from inkwell.tenancy.models import Site, User
 
 RUN_ACTIVE = "An automation run is already active for this site"
@@ -92,7 +95,7 @@ def _drop_queued_job(run: AutomationRun) -> None:
     """A job that has not started yet will not be needed (a running one stops by itself)."""
     job = Job.objects.for_account(run.account_id).filter(pk=run.job_id, status=JobStatus.QUEUED).first() if run.job_id else None
     if job is not None:
-        cancel_job(job)
+        cancel_job(job=job)
 
 
 @transaction.atomic
@@ -128,3 +131,11 @@ def cancel_run(*, site: Site, run_id: int | None = None) -> AutomationRun:
     log(run, LogLevel.WARNING, "run_cancelled", f"Run cancelled: {ending}")
     announce_end(run)
     return run
+
+
+def claim_due_run(*, row: SiteSettings, now: datetime) -> bool:
+    """Moves a due site's ``next_run_at`` on to the schedule's next run after ``now``, provided it
+    still holds the time ``row`` was read with: of several dispatchers that read the same due row,
+    exactly one claims it, and a schedule changed meanwhile keeps its new time."""
+    following = next_scheduled_run(row=row, site=row.site, after=now)
+    return SiteSettings.dangerously_unscoped.filter(pk=row.pk, next_run_at=row.next_run_at).update(next_run_at=following) == 1

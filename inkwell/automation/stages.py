@@ -27,10 +27,10 @@ from inkwell.jobs.models import ACTIVE_JOB_STATUSES, Job
 from inkwell.planner import services as planner
 from inkwell.planner.models import Cluster, ClusterStatus, ContentIdea, IdeaStatus, Keyword, KeywordStatus
 from inkwell.planner.serializers import DEFAULT_IDEAS_PER_CLUSTER
-from inkwell.publishing.site_settings import EffectiveSiteSettings, effective_settings
+from inkwell.sitesettings.selectors import EffectiveSiteSettings, effective_settings
 from inkwell.system.selectors import content_settings
 from inkwell.tenancy.models import Account, Site, User
-from inkwell.writer import images as writer_images
+from inkwell.writer import selectors as writer_selectors
 from inkwell.writer import services as writer
 from inkwell.writer.models import Content, ContentStatus, Image, ImageStatus, Task, TaskStatus
 
@@ -58,11 +58,11 @@ class Pipeline:
         account = site.account
         generation = content_settings(account, "content_generation")
         wanted = generation["include_images"] and generation["images_per_article"] > 0
-        per_content = writer_images.image_count(account, None, None, max_images=writer_images.image_settings(account)["max_images"]) if wanted else 0
+        per_content = writer_selectors.image_count(account, None, None, max_images=writer_selectors.image_settings(account)["max_images"]) if wanted else 0
         return cls(
             site=site,
             account=account,
-            settings=effective_settings(site),
+            settings=effective_settings(site=site),
             article_length=generation["default_article_length"],
             images_per_content=per_content,
             ideas_per_cluster=DEFAULT_IDEAS_PER_CLUSTER,
@@ -119,7 +119,7 @@ def _ids_in_active_jobs(pipeline: Pipeline, kind: str, key: str) -> set[int]:
 
 
 def _content_in_image_jobs(pipeline: Pipeline) -> set[int]:
-    return {params.get("content_id") for params in _active_job_params(pipeline, writer_images.GENERATE_IMAGES)}
+    return {params.get("content_id") for params in _active_job_params(pipeline, writer.GENERATE_IMAGES)}
 
 
 def _present(queryset: QuerySet, ids: list[int]) -> set[int]:
@@ -186,7 +186,7 @@ def _ideas_pending(pipeline: Pipeline) -> QuerySet:
 def _task_steps(pipeline, ideas, options):
     ids = [idea.pk for idea in ideas]
     scoped = ContentIdea.objects.for_account(pipeline.account)
-    return [Step(ideas, apply=lambda: planner.create_tasks(account=pipeline.account, ideas=scoped, idea_ids=ids))]
+    return [Step(ideas, apply=lambda: writer.create_tasks(account=pipeline.account, ideas=scoped, idea_ids=ids))]
 
 
 def _ideas_done(pipeline, ids):
@@ -233,11 +233,11 @@ def _prompt_steps(pipeline, contents, options):
     return [
         Step(
             [content],
-            start=lambda content=content: writer_images.start_image_generation(
+            start=lambda content=content: writer.start_image_generation(
                 account=pipeline.account,
                 content=content,
                 user=options.user,
-                phase=writer_images.Phase.PROMPTS,
+                phase=writer.Phase.PROMPTS,
                 use_testing=options.use_testing,
                 inline=True,
             ),
@@ -270,7 +270,7 @@ def _image_steps(pipeline, images, options):
     return [
         Step(
             group,
-            start=lambda group=group: writer_images.start_prompted_image_generation(
+            start=lambda group=group: writer.start_prompted_image_generation(
                 account=pipeline.account,
                 content=group[0].content,
                 user=options.user,
@@ -334,28 +334,28 @@ STAGES: dict[int, Stage] = {
     for stage in (
         Stage(
             1, "Keywords → clusters", "keyword", "clustered", _keywords_pending,
-            cost=lambda pipeline, keywords: cost_of("clustering", len(keywords)),
+            cost=lambda pipeline, keywords: cost_of(operation_type="clustering", units=len(keywords)),
             steps=_cluster_steps, done=_keywords_done, label=lambda keyword: keyword.keyword,
         ),
         Stage(
             2, "Clusters → ideas", "cluster", "ideas generated", _clusters_pending,
-            cost=lambda pipeline, clusters: cost_of("idea_generation", len(clusters)),
+            cost=lambda pipeline, clusters: cost_of(operation_type="idea_generation", units=len(clusters)),
             steps=_idea_steps, done=_clusters_done, label=lambda cluster: cluster.name,
         ),
         Stage(3, "Ideas → tasks", "idea", "task created", _ideas_pending, cost=_free, steps=_task_steps, done=_ideas_done, label=lambda idea: idea.title),
         Stage(
             4, "Tasks → content", "task", "draft written", _tasks_pending,
-            cost=lambda pipeline, tasks: sum(cost_of("content_generation", task.word_count) for task in tasks),
+            cost=lambda pipeline, tasks: sum(cost_of(operation_type="content_generation", units=task.word_count) for task in tasks),
             steps=_content_steps, done=_tasks_done, label=lambda task: task.title,
         ),
         Stage(
             5, "Content → image prompts", "content", "image prompts written", _contents_pending,
-            cost=lambda pipeline, contents: len(contents) * cost_of(writer_images.PROMPT_EXTRACTION, 1),
+            cost=lambda pipeline, contents: len(contents) * cost_of(operation_type=writer_selectors.PROMPT_EXTRACTION, units=1),
             steps=_prompt_steps, done=_contents_prompted, label=lambda content: content.title,
         ),
         Stage(
             6, "Image prompts → images", "image", "image generated", _images_pending,
-            cost=lambda pipeline, images: sum(cost_of(writer_images.IMAGE_GENERATION, len(group)) for group in _by_content(images)),
+            cost=lambda pipeline, images: sum(cost_of(operation_type=writer_selectors.IMAGE_GENERATION, units=len(group)) for group in _by_content(images)),
             steps=_image_steps, done=_images_done, label=lambda image: f"{image.content.title} (image {image.position + 1})",
         ),
         Stage(

@@ -24,10 +24,8 @@ from django.utils import timezone
 from inkwell.api.exceptions import InsufficientCredits, StateConflict
 from inkwell.automation import selectors, services
 from inkwell.automation.models import RunTrigger
-from inkwell.notifications.models import NotificationType, Severity
-from inkwell.notifications.services import notify
-from inkwell.publishing import site_settings
-from inkwell.publishing.models import SiteSettings
+from inkwell.notifications import events
+from inkwell.sitesettings.models import SiteSettings
 from inkwell.system.selectors import module_enabled
 
 logger = logging.getLogger(__name__)
@@ -46,19 +44,8 @@ def _skip_reason(row: SiteSettings) -> str | None:
 
 def _tell_short_of_credits(row: SiteSettings) -> None:
     estimate = selectors.estimate(row.site)
-    notify(
-        row.account,
-        NotificationType.CREDITS_LOW,
-        title="Scheduled automation run skipped",
-        message=(
-            f"The scheduled automation run of {row.site.name} did not start: it needs an estimated "
-            f"{estimate['estimated_credits']} credits and the balance is {estimate['current_balance']}."
-        ),
-        severity=Severity.WARNING,
-        action_label="View balance",
-        action_url="/billing/balance/",
-        metadata={"credits": estimate["estimated_credits"]},
-        site=row.site,
+    events.scheduled_run_short_of_credits(
+        account=row.account, site=row.site, estimated_credits=estimate["estimated_credits"], balance=estimate["current_balance"]
     )
 
 
@@ -86,9 +73,9 @@ def dispatch_due_runs(*, now: datetime | None = None) -> int:
     processes at once. Returns how many runs it started."""
     now = now or timezone.now()
     started = 0
-    for row in site_settings.due_automation(now=now):
+    for row in selectors.due_automation(now=now):
         with transaction.atomic():
-            if site_settings.claim_due_run(row, now=now) and _start_scheduled_run(row):
+            if services.claim_due_run(row=row, now=now) and _start_scheduled_run(row):
                 started += 1
     return started
 

@@ -19,7 +19,8 @@ from inkwell.api.views import ApiView, validated, validated_query
 from inkwell.automation import filters, selectors, services
 from inkwell.automation import serializers as s
 from inkwell.automation.models import AutomationRun
-from inkwell.publishing import site_settings
+from inkwell.sitesettings import selectors as site_settings_selectors
+from inkwell.sitesettings import services as site_settings_services
 from inkwell.tenancy.viewsets import AccountScopedViewSet
 
 STATE_CONFLICT = OpenApiResponse(ErrorEnvelopeSerializer, description="No run of the site is in a state that allows this (state_conflict).")
@@ -53,7 +54,7 @@ class ConfigView(_ConfigView):
         ``between_stage_delay``, in seconds) and ``stage_configs`` (with ``use_testing`` and
         ``budget_pct``). ``next_run_at`` is null while automation is disabled."""
         site = validated_query(s.SiteQuerySerializer, request)["site"]
-        return ok(s.AutomationConfigResourceSerializer(site_settings.automation_config(site)).data)
+        return ok(s.AutomationConfigResourceSerializer(site_settings_selectors.automation_config(site=site)).data)
 
 
 class UpdateConfigView(_ConfigView):
@@ -70,8 +71,8 @@ class UpdateConfigView(_ConfigView):
         and ``stage_configs`` entries are optional and change what they name; the seven
         ``budget_pct`` may add up to at most 100 (422). Answers the new configuration."""
         site = validated_query(s.SiteQuerySerializer, request)["site"]
-        site_settings.automation_config_update(site=site, config=validated(s.AutomationConfigUpdateSerializer, request, partial=partial))
-        return ok(s.AutomationConfigResourceSerializer(site_settings.automation_config(site)).data)
+        site_settings_services.automation_config_update(site=site, config=validated(s.AutomationConfigUpdateSerializer, request, partial=partial))
+        return ok(s.AutomationConfigResourceSerializer(site_settings_selectors.automation_config(site=site)).data)
 
     @extend_schema(
         tags=["automation"],

@@ -6,7 +6,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from django.db.models import Count, Sum
 from django.db.models.functions import Coalesce, TruncDate
 
-from inkwell.billing.models import CreditLedger, CreditUsage, OperationType
+from inkwell.billing.models import CreditLedger, CreditReservation, CreditUsage, OperationType
 from inkwell.tenancy.models import Account, Site, User
 
 LimitCounter = Callable[[Account], int]
@@ -23,12 +23,13 @@ def register_limit_counter(limit: str, counter: LimitCounter) -> None:
     _LIMIT_COUNTERS[limit] = counter
 
 
-def _ledger(account: Account) -> CreditLedger:
-    return CreditLedger.objects.for_account(account).first() or CreditLedger(account=account)
+def _ledger(account: Account | int) -> CreditLedger:
+    return CreditLedger.objects.for_account(account).first() or CreditLedger(account_id=getattr(account, "pk", account))
 
 
-def available_credits(account: Account) -> int:
-    """What the account can spend now (balance less what running jobs hold), in one query."""
+def available_credits(account: Account | int) -> int:
+    """What the account (or the account of that id) can spend now (balance less what running jobs
+    hold), in one query."""
     return _ledger(account).available
 
 
@@ -40,6 +41,17 @@ def _charged(account: Account):
 def job_credits(job) -> int:
     """What a job was charged in all, over every step and attempt (its refunded charges cost nothing)."""
     return _charged(job.account_id).filter(job=job).aggregate(total=Coalesce(Sum("credits_used"), 0))["total"]
+
+
+def job_charges_recorded(account, job_id: int) -> int:
+    """Every charge recorded for the job, refunded ones included: what an automation run counts
+    for the step the job was (one query)."""
+    return CreditUsage.objects.for_account(account).filter(job_id=job_id).aggregate(total=Coalesce(Sum("credits_used"), 0))["total"]
+
+
+def job_reservation(job) -> CreditReservation | None:
+    """The credits the job holds, or held and settled or released (one query)."""
+    return CreditReservation.objects.for_account(job.account_id).filter(job=job).first()
 
 
 def balance(account: Account) -> dict:

@@ -19,7 +19,6 @@ from django.utils import timezone
 
 from inkwell.ai.types import TokenUsage
 from inkwell.api.exceptions import InsufficientCredits, StateConflict
-from inkwell.api.text import counted
 from inkwell.billing.models import (
     CreditLedger,
     CreditReservation,
@@ -30,12 +29,12 @@ from inkwell.billing.models import (
 )
 from inkwell.jobs.models import Job, JobStatus
 from inkwell.jobs.signals import job_finished
-from inkwell.notifications.services import notify
+from inkwell.notifications import events
 from inkwell.observability.metrics import record_credits_spent
 from inkwell.tenancy.models import ACTIVE_SUBSCRIPTION_STATUSES, SUBSCRIPTION_PERIOD, Account, Plan, Subscription
 
 
-def cost_of(operation_type: str, units: int = 1) -> int:
+def cost_of(*, operation_type: str, units: int = 1) -> int:
     """What ``units`` of an operation cost, from the cost table (settings.INKWELL_CREDIT_COSTS)."""
     if units <= 0:
         return 0
@@ -88,7 +87,7 @@ def _moved(account_id: int, **change) -> LedgerState | None:
     return state
 
 
-def open_ledger(account: Account, *, initial_credits: int = 0, description: str = "Sign-up credits") -> CreditLedger:
+def open_ledger(*, account: Account, initial_credits: int = 0, description: str = "Sign-up credits") -> CreditLedger:
     """The ledger of a new account, with its first grant."""
     with transaction.atomic():
         ledger = CreditLedger.dangerously_unscoped.create(account=account)
@@ -118,32 +117,14 @@ def _alert_on_crossing(account_id: int, *, before: int, state: LedgerState) -> N
     low mark; each once per crossing, because only the charge that crosses the line raises it."""
     after = state.balance
     if after == 0:
-        notify(
-            Account.objects.get(pk=account_id),
-            "credits_depleted",
-            title="You are out of credits",
-            message="Your credit balance reached 0. AI operations are paused until credits are added or your plan renews.",
-            severity="error",
-            action_label="View balance",
-            action_url="/billing/balance/",
-            metadata={"credits": 0},
-        )
+        events.credits_depleted(account=Account.objects.get(pk=account_id))
         return
     percent = settings.INKWELL_CREDITS_LOW_PERCENT
     if before >= state.monthly_credits * percent / 100 > after:
-        notify(
-            Account.objects.get(pk=account_id),
-            "credits_low",
-            title="Credits are running low",
-            message=f"{counted(after, 'credit')} left, less than {percent}% of your plan's {counted(state.monthly_credits, 'monthly credit')}.",
-            severity="warning",
-            action_label="View balance",
-            action_url="/billing/balance/",
-            metadata={"credits": after},
-        )
+        events.credits_low(account=Account.objects.get(pk=account_id), balance=after, percent=percent, monthly_credits=state.monthly_credits)
 
 
-def grant(account: Account, amount: int, *, transaction_type: str = TransactionType.CREDIT_GRANT, description: str = "", user=None) -> CreditTransaction:
+def grant(*, account: Account, amount: int, transaction_type: str = TransactionType.CREDIT_GRANT, description: str = "", user=None) -> CreditTransaction:
     if amount <= 0:
         raise ValueError("a grant adds a positive number of credits")
     with transaction.atomic():
@@ -171,7 +152,7 @@ def _charge(account_id: int, state: LedgerState, operation_type: str, amount: in
     return usage
 
 
-def spend(account: Account, operation_type: str, amount: int, *, site=None, related: tuple[str, int] | None = None, description: str = "") -> CreditUsage | None:
+def spend(*, account: Account, operation_type: str, amount: int, site=None, related: tuple[str, int] | None = None, description: str = "") -> CreditUsage | None:
     """Charges an operation done at once (e.g. paid keywords); 402 when the balance cannot cover it.
 
     ``related`` names what was bought, as ``(type, id)``. Nothing is recorded for a free operation.
@@ -187,7 +168,7 @@ def spend(account: Account, operation_type: str, amount: int, *, site=None, rela
         return _charge(account.pk, state, operation_type, amount, site_id=site.pk if site else None, related=related, description=description)
 
 
-def reserve(account: Account, operation_type: str, amount: int, *, job: Job | None = None, site=None, related: tuple[str, int] | None = None, description: str = "") -> CreditReservation:
+def reserve(*, account: Account, operation_type: str, amount: int, job: Job | None = None, site=None, related: tuple[str, int] | None = None, description: str = "") -> CreditReservation:
     """Holds ``amount`` credits for an operation about to run; 402 at once when they are not there."""
     if amount < 0:
         raise ValueError("a reservation cannot be negative")
@@ -207,12 +188,12 @@ def reserve(account: Account, operation_type: str, amount: int, *, job: Job | No
         )
 
 
-def reserve_for_job(operation_type: str, amount: int, *, description: str = ""):
+def reserve_for_job(*, operation_type: str, amount: int, description: str = ""):
     """A ``prepare`` for ``jobs.services.start_job``: the job's cost is held as it is created, and is
     settled or released when the job ends (``_close_job_reservations``)."""
 
     def prepare(job: Job) -> None:
-        reserve(job.account, operation_type, amount, job=job, site=job.site, description=description)
+        reserve(account=job.account, operation_type=operation_type, amount=amount, job=job, site=job.site, description=description)
 
     return prepare
 
@@ -227,7 +208,7 @@ def _close(reservation: CreditReservation, status: str) -> bool:
     )
 
 
-def settle(reservation: CreditReservation, *, amount: int | None = None, model: str = "", prompt_tokens: int = 0, completion_tokens: int = 0, description: str = "") -> CreditUsage | None:
+def settle(*, reservation: CreditReservation, amount: int | None = None, model: str = "", prompt_tokens: int = 0, completion_tokens: int = 0, description: str = "") -> CreditUsage | None:
     """Charges a held reservation (all of it, or ``amount`` of it: the rest is freed).
 
     Settling a reservation that is already closed does nothing, so a retried caller cannot charge twice.
@@ -256,7 +237,7 @@ def settle(reservation: CreditReservation, *, amount: int | None = None, model: 
         )
 
 
-def settle_job(job: Job, *, amount: int | None = None, operation_type: str | None = None, usage: TokenUsage | None = None) -> int:
+def settle_job(*, job: Job, amount: int | None = None, operation_type: str | None = None, usage: TokenUsage | None = None) -> int:
     """Charges the credits a job holds (for ``operation_type`` when it holds several), ``amount``
     of them at most (all when None), recording the provider's token ``usage``; what was charged.
 
@@ -271,11 +252,11 @@ def settle_job(job: Job, *, amount: int | None = None, operation_type: str | Non
         return 0
     charge = reservation.amount if amount is None else min(amount, reservation.amount)
     usage = usage or TokenUsage()
-    charged = settle(reservation, amount=charge, model=usage.model, prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens)
+    charged = settle(reservation=reservation, amount=charge, model=usage.model, prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens)
     return charged.credits_used if charged else 0
 
 
-def release(reservation: CreditReservation) -> bool:
+def release(*, reservation: CreditReservation) -> bool:
     """Frees a held reservation without charging; False when it was already closed."""
     with transaction.atomic():
         if not _close(reservation, ReservationStatus.RELEASED):
@@ -284,7 +265,7 @@ def release(reservation: CreditReservation) -> bool:
         return True
 
 
-def refund(usage: CreditUsage, *, description: str = "", user=None) -> CreditTransaction:
+def refund(*, usage: CreditUsage, description: str = "", user=None) -> CreditTransaction:
     """Gives back what a charged operation cost, once (409 for a second refund)."""
     with transaction.atomic():
         refunded = CreditUsage.objects.for_account(usage.account_id).filter(pk=usage.pk, refunded_at__isnull=True).update(refunded_at=timezone.now())
@@ -299,12 +280,12 @@ def _close_job_reservations(sender, job: Job, **kwargs) -> None:
     """A job's held credits are charged when it succeeds and freed when it fails or is cancelled."""
     for reservation in CreditReservation.objects.for_account(job.account).filter(job=job, status=ReservationStatus.HELD):
         if job.status == JobStatus.SUCCEEDED:
-            settle(reservation)
+            settle(reservation=reservation)
         else:
-            release(reservation)
+            release(reservation=reservation)
 
 
-def renew_monthly_credits(now: datetime | None = None) -> int:
+def renew_monthly_credits(*, now: datetime | None = None) -> int:
     """Starts the next period of every active subscription whose period ended, topping its balance
     up to the plan's monthly credits (credits above that, granted or bought, are kept).
 

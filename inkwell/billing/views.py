@@ -1,48 +1,17 @@
-from datetime import timedelta
 
-from django_filters import rest_framework as filters
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins
 from rest_framework.decorators import action
 from rest_framework.permissions import IsAdminUser
 
 from inkwell.api.envelope import created, ok
-from inkwell.api.fields import DateFilter
 from inkwell.api.views import ApiView, validated, validated_query
 from inkwell.billing import selectors, services
 from inkwell.billing import serializers as s
-from inkwell.billing.models import CreditLedger, CreditTransaction, CreditUsage, OperationType, TransactionType
+from inkwell.billing.filters import TransactionFilter, UsageFilter
+from inkwell.billing.models import CreditLedger, CreditTransaction, CreditUsage
 from inkwell.tenancy.models import Account
 from inkwell.tenancy.viewsets import AccountScopedViewSet
-
-
-class DateRangeFilterSet(filters.FilterSet):
-    """``start_date`` / ``end_date``: whole UTC days, both included."""
-
-    start_date = DateFilter(method="filter_start_date")
-    end_date = DateFilter(method="filter_end_date")
-
-    def filter_start_date(self, queryset, name, value):
-        return queryset.filter(created_at__gte=s.start_of_day(value))
-
-    def filter_end_date(self, queryset, name, value):
-        return queryset.filter(created_at__lt=s.start_of_day(value + timedelta(days=1)))
-
-
-class UsageFilter(DateRangeFilterSet):
-    operation_type = filters.ChoiceFilter(choices=OperationType.choices)
-
-    class Meta:
-        model = CreditUsage
-        fields = ["operation_type"]
-
-
-class TransactionFilter(DateRangeFilterSet):
-    transaction_type = filters.ChoiceFilter(choices=TransactionType.choices)
-
-    class Meta:
-        model = CreditTransaction
-        fields = ["transaction_type"]
 
 
 class BillingAccess:
@@ -104,6 +73,6 @@ class CreditsAddView(ApiView):
         account = Account.objects.filter(pk=data["account_id"]).first()
         if account is None:
             raise s.serializers.ValidationError({"account_id": ["Account not found"]})
-        entry = services.grant(account, data["amount"], description=data["description"] or "Credits added by staff", user=request.user)
+        entry = services.grant(account=account, amount=data["amount"], description=data["description"] or "Credits added by staff", user=request.user)
         balance = CreditLedger.objects.for_account(account).get().balance
         return created(s.CreditsAddedSerializer({"transaction": entry, "balance": balance}).data)

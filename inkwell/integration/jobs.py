@@ -7,8 +7,7 @@ from inkwell.integration.models import SiteIntegration, SyncRun, SyncStatus
 from inkwell.integration.services import SYNC, adapter_for, sync_integration
 from inkwell.jobs.models import Job, JobStatus
 from inkwell.jobs.services import JobContext, JobFailed, job_kind
-from inkwell.notifications.models import NotificationType, Severity
-from inkwell.notifications.services import notify
+from inkwell.notifications import events
 
 INTEGRATION_GONE = "The integration was deleted before it synced"
 
@@ -52,20 +51,19 @@ def sync_ended(job: Job) -> None:
     integration = _integrations(job).select_related("site").first()
     site_name = integration.site.name if integration else "the site"
     reason = error.get("message") or "The sync did not finish"
-    notify(
-        job.account,
-        NotificationType.CMS_SYNC_FAILED,
-        title="",
-        message=f'The sync of "{site_name}" with its CMS failed: {reason}',
-        severity=Severity.ERROR,
-        action_label="Open integration" if integration else "",
-        action_url=f"/integration/{integration.pk}" if integration else "",
-        metadata={"count": 0, "integration_id": job.params.get("integration_id"), "sync_run_id": run.pk if run else None, "job_id": job.pk},
+    events.cms_sync_failed(
+        account=job.account,
         site=job.site,
+        site_name=site_name,
+        integration_id=integration.pk if integration else None,
+        reason=reason,
+        sync_run_id=run.pk if run else None,
+        job_id=job.pk,
+        requested_integration_id=job.params.get("integration_id"),
     )
 
 
-@job_kind(SYNC, on_failure=sync_ended)
+@job_kind(name=SYNC, on_failure=sync_ended)
 def sync(ctx: JobContext) -> dict:
     """Syncs the integration (``services.sync_integration``) and records the run, the
     integration's sync state and ``cms_sync_success`` in one transaction at the end.
@@ -82,7 +80,7 @@ def sync(ctx: JobContext) -> dict:
     SyncRun.objects.for_account(job.account_id).filter(job=job, status=SyncStatus.QUEUED).update(status=SyncStatus.RUNNING, started_at=now)
     _integrations(job).filter(sync_job=job).update(sync_status=SyncStatus.RUNNING, updated_at=now)
 
-    counts = sync_integration(integration=integration, adapter=adapter_for(integration), progress=ctx.progress)
+    counts = sync_integration(integration=integration, adapter=adapter_for(integration=integration), progress=ctx.progress)
 
     with transaction.atomic():
         finished_at = timezone.now()
@@ -94,15 +92,13 @@ def sync(ctx: JobContext) -> dict:
             status=SyncStatus.SUCCEEDED, counts=counts, error_code="", error="", finished_at=finished_at, duration_ms=_duration_ms(run, finished_at)
         )
         _integrations(job).filter(sync_job=job).update(sync_status=SyncStatus.SUCCEEDED, last_synced_at=finished_at, updated_at=finished_at)
-        notify(
-            job.account,
-            NotificationType.CMS_SYNC_SUCCESS,
-            title="",
-            message=f'"{integration.site.name}" is in sync with its CMS: {_summary(counts)}.',
-            severity=Severity.SUCCESS,
-            action_label="Open integration",
-            action_url=f"/integration/{integration.pk}",
-            metadata={"count": counts["contents"]["checked"], "integration_id": integration.pk, "sync_run_id": run.pk, "job_id": job.pk},
+        events.cms_synced(
+            account=job.account,
             site=integration.site,
+            integration_id=integration.pk,
+            summary=_summary(counts),
+            checked=counts["contents"]["checked"],
+            sync_run_id=run.pk,
+            job_id=job.pk,
         )
     return {"sync_run_id": run.pk, **counts}

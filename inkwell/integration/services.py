@@ -35,8 +35,7 @@ from inkwell.integration.models import (
 )
 from inkwell.jobs.models import Job
 from inkwell.jobs.services import start_job
-from inkwell.notifications.models import NotificationType, Severity
-from inkwell.notifications.services import notify
+from inkwell.notifications import events
 from inkwell.tenancy.models import Account, ApiKey, Sector, Site, User
 from inkwell.tenancy.serializers import REQUIRED, SITE_NOT_YOURS
 from inkwell.tenancy.services import api_key_create
@@ -66,7 +65,7 @@ def new_webhook_secret() -> str:
     return secrets.token_urlsafe(32)
 
 
-def adapter_for(integration: SiteIntegration) -> CMSAdapter:
+def adapter_for(*, integration: SiteIntegration) -> CMSAdapter:
     credentials = CMSCredentials(base_url=integration.base_url, username=integration.username, app_password=integration.app_password)
     return build_adapter(integration.platform, credentials)
 
@@ -149,7 +148,7 @@ def check_connection(*, integration: SiteIntegration) -> dict:
     started = time.monotonic()
     user = site = error = None
     try:
-        adapter = adapter_for(integration)
+        adapter = adapter_for(integration=integration)
         user = adapter.current_user()
         site = adapter.site_info()
     except CMSError as exc:
@@ -189,7 +188,7 @@ def check_connection(*, integration: SiteIntegration) -> dict:
 def check_collection(*, integration: SiteIntegration, content_type: str) -> dict:
     """Whether the credentials can list one content type's collection, and its size."""
     try:
-        check = asdict(adapter_for(integration).check_collection(content_type))
+        check = asdict(adapter_for(integration=integration).check_collection(content_type))
     except CMSError as exc:
         return {"content_type": content_type, "ok": False, "count": 0, "message": exc.message, "error_code": exc.code}
     return {**check, "error_code": None}
@@ -207,7 +206,7 @@ def update_structure(*, integration: SiteIntegration) -> dict:
     """Reads the site's facts and content types from the CMS now and stores them. When the CMS
     cannot be read, the stored structure stays and the answer says why (``updated`` false)."""
     try:
-        adapter = adapter_for(integration)
+        adapter = adapter_for(integration=integration)
         site = adapter.site_info()
         content_types = adapter.content_types()
     except CMSError as exc:
@@ -248,24 +247,14 @@ def complete_site_setup(*, account_id: int, site_id: int) -> bool:
         if not _integrations(account_id).filter(site=site, connection_status=ConnectionStatus.CONNECTED).exists():
             return False
         SiteSetup.objects.create(account_id=account_id, site=site)
-        notify(
-            site.account,
-            NotificationType.SITE_SETUP_COMPLETE,
-            title="",
-            message=f'"{site.name}" is set up: it has a sector and a working CMS connection.',
-            severity=Severity.SUCCESS,
-            action_label="Open site",
-            action_url=f"/sites/{site.pk}",
-            metadata={"count": 1, "site_id": site.pk},
-            site=site,
-        )
+        events.site_set_up(account=site.account, site=site)
     return True
 
 
 # Remote state of our content
 
 
-def remote_post_changes(content: Content, remote: RemotePost | None) -> dict:
+def remote_post_changes(*, content: Content, remote: RemotePost | None) -> dict:
     """What the CMS's state of the content's post changes on the content (``remote`` None: the
     post is gone).
 
@@ -294,11 +283,11 @@ def remote_post_changes(content: Content, remote: RemotePost | None) -> dict:
     return {name: value for name, value in changes.items() if getattr(content, name) != value}
 
 
-def apply_remote_post(content: Content, remote: RemotePost | None) -> bool:
+def apply_remote_post(*, content: Content, remote: RemotePost | None) -> bool:
     """Applies ``remote_post_changes`` to the content, only if it is still as it was read (a
     publish or another delivery that changed it in between wins); True when it changed. The one
     way a sync and a webhook change our content."""
-    changes = remote_post_changes(content, remote)
+    changes = remote_post_changes(content=content, remote=remote)
     if not changes:
         return False
     updated = (
@@ -414,7 +403,7 @@ def reconcile_contents(*, integration: SiteIntegration, adapter: CMSAdapter, pro
         for content in batch:
             post = remote.get(content.external_id)
             counts["gone"] += post is None
-            counts["changed"] += apply_remote_post(content, post)
+            counts["changed"] += apply_remote_post(content=content, remote=post)
         counts["checked"] += len(batch)
         if progress is not None:
             progress(counts["checked"] * 100 // len(content_ids))
@@ -487,7 +476,7 @@ def _webhook_site_id(key: ApiKey, payload: dict) -> int:
     return site_id
 
 
-def signature_of(secret: str, timestamp: str, raw_body: bytes) -> str:
+def signature_of(*, secret: str, timestamp: str, raw_body: bytes) -> str:
     """The hex HMAC-SHA256 the CMS sends as ``X-Inkwell-Signature: sha256=<hex>``."""
     return hmac.new(secret.encode(), f"{timestamp}.".encode() + raw_body, hashlib.sha256).hexdigest()
 
@@ -515,7 +504,7 @@ def authenticate_webhook(*, key: ApiKey, timestamp: str | None, signature: str |
     if given.startswith(WEBHOOK_SIGNATURE_PREFIX):
         given = given.removeprefix(WEBHOOK_SIGNATURE_PREFIX)
         for candidate in candidates:
-            expected = signature_of(candidate.webhook_secret, timestamp, raw_body) if candidate.webhook_secret else ""
+            expected = signature_of(secret=candidate.webhook_secret, timestamp=timestamp, raw_body=raw_body) if candidate.webhook_secret else ""
             if expected and hmac.compare_digest(given.encode(), expected.encode()):
                 signed_by = candidate
     if signed_by is None:
@@ -560,7 +549,7 @@ def receive_webhook(*, integration: SiteIntegration, signature: str, event: str,
         else:
             status = "trash" if event == "post.trashed" else post["status"]
             remote = RemotePost(external_id=external_id, url=post.get("link") or "", status=status, modified_at=post.get("modified_gmt"))
-        applied = apply_remote_post(content, remote)
+        applied = apply_remote_post(content=content, remote=remote)
         delivery.outcome = "applied" if applied else "unchanged"
         delivery.save(update_fields=["outcome"])
     return {"applied": applied, "content_id": content.pk, "site_status": content.site_status, "external_url": content.external_url}

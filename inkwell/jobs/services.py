@@ -57,7 +57,7 @@ class JobKind:
 _KINDS: dict[str, JobKind] = {}
 
 
-def job_kind(name: str, *, on_failure: Callable[[Job], None] | None = None, max_attempts: int | None = None):
+def job_kind(*, name: str, on_failure: Callable[[Job], None] | None = None, max_attempts: int | None = None):
     """Registers the decorated function as the handler of jobs of kind ``name``."""
 
     def register(handler):
@@ -80,6 +80,12 @@ class JobContext:
     @property
     def params(self) -> dict:
         return self.job.params
+
+    def record_result(self, result: dict) -> None:
+        """Writes the job's result now, inside the handler's transaction with the rows it
+        describes: an attempt whose worker dies after that commit finds it on the job
+        (``job.result``) and returns it instead of doing the work twice."""
+        Job.objects.for_account(self.job.account_id).filter(pk=self.job.pk).update(result=result)
 
     def progress(self, percent: int, message: str = "") -> None:
         """Records progress (0..100) and proves the worker alive; raises JobCancelled once cancel was asked."""
@@ -109,11 +115,11 @@ def start_job(
         if prepare is not None:
             prepare(job)
         if not inline:
-            transaction.on_commit(lambda: enqueue(job.pk))
+            transaction.on_commit(lambda: enqueue(job_id=job.pk))
     return job
 
 
-def enqueue(job_id: int, *, countdown: float | None = None) -> None:
+def enqueue(*, job_id: int, countdown: float | None = None) -> None:
     """Hands the job to the broker. A broker outage is logged, not raised: the sweep enqueues again."""
     from inkwell.jobs.tasks import run_job
 
@@ -123,7 +129,7 @@ def enqueue(job_id: int, *, countdown: float | None = None) -> None:
         logger.warning("job %s could not be enqueued; the stale-job sweep will retry", job_id, exc_info=True)
 
 
-def cancel_job(job: Job) -> Job:
+def cancel_job(*, job: Job) -> Job:
     """A queued job stops at once; a running one stops at its next progress report."""
     with transaction.atomic():
         if _finish(job, JobStatus.CANCELLED, from_statuses=(JobStatus.QUEUED,), error={"code": "cancelled", "message": "Cancelled"}):
@@ -159,7 +165,7 @@ class _Heartbeat(threading.Thread):
         self.join(timeout=self.interval + 5)
 
 
-def execute(job_id: int, *, heartbeat: bool = True) -> None:
+def execute(*, job_id: int, heartbeat: bool = True) -> None:
     """Runs a queued job once: claims it, runs its handler, records the outcome.
 
     The claim is a conditional UPDATE, so a duplicate delivery of the same message does nothing.
@@ -210,7 +216,7 @@ def _handle_unexpected(job: Job, kind: JobKind, exc: Exception) -> None:
         logger.warning("job %s (%s) attempt %s failed with %s; retrying in %ss", job.pk, job.kind, job.attempts, code, delay)
         if Job.dangerously_unscoped.filter(pk=job.pk, status=JobStatus.RUNNING).update(status=JobStatus.QUEUED, queued_at=timezone.now()):
             metrics.record_job_retried(job.kind, "transient_error")
-            enqueue(job.pk, countdown=delay)
+            enqueue(job_id=job.pk, countdown=delay)
         return
     if isinstance(code, str) and isinstance(message, str):
         logger.warning("job %s (%s) failed: %s", job.pk, job.kind, code)
@@ -251,7 +257,7 @@ def _finish(job: Job, status: str, *, result=None, error=None, from_statuses=(Jo
     return True
 
 
-def sweep_stale_jobs(now: datetime | None = None) -> dict[str, int]:
+def sweep_stale_jobs(*, now: datetime | None = None) -> dict[str, int]:
     """Recovers jobs whose worker died (no heartbeat) and messages the broker lost.
 
     A running job silent for longer than ``STALE_AFTER_SECONDS`` is queued again while it has
@@ -272,7 +278,7 @@ def sweep_stale_jobs(now: datetime | None = None) -> dict[str, int]:
             if moved:
                 logger.warning("job %s (%s) lost its worker; queued again (attempt %s of %s)", job.pk, job.kind, job.attempts + 1, max_attempts)
                 metrics.record_job_retried(job.kind, "worker_lost")
-                enqueue(job.pk)
+                enqueue(job_id=job.pk)
                 counts["requeued"] += 1
         elif _finish(job, JobStatus.FAILED, error=WORKER_LOST):
             logger.warning("job %s (%s) lost its worker and has no attempts left; failed", job.pk, job.kind)
@@ -280,7 +286,7 @@ def sweep_stale_jobs(now: datetime | None = None) -> dict[str, int]:
     waiting_before = now - timedelta(seconds=config["REQUEUE_AFTER_SECONDS"])
     for job_id, kind in Job.dangerously_unscoped.filter(status=JobStatus.QUEUED, queued_at__lt=waiting_before).values_list("pk", "kind"):
         if Job.dangerously_unscoped.filter(pk=job_id, status=JobStatus.QUEUED).update(queued_at=now):
-            enqueue(job_id)
+            enqueue(job_id=job_id)
             metrics.record_job_retried(kind, "message_lost")
             counts["reenqueued"] += 1
     return counts

@@ -8,7 +8,7 @@ from inkwell.jobs import services
 def run_job(self, job_id: int) -> None:
     # No heartbeat thread when run eagerly in the caller's process (tests): its own connection
     # could not see the caller's uncommitted job row anyway.
-    services.execute(job_id, heartbeat=not self.request.is_eager)
+    services.execute(job_id=job_id, heartbeat=not self.request.is_eager)
 
 
 @shared_task(name="inkwell.jobs.sweep_stale_jobs", ignore_result=True)

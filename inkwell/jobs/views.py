@@ -1,13 +1,12 @@
-from django_filters import rest_framework as filters
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status
 from rest_framework.decorators import action
 
 from inkwell.api.envelope import ok
 from inkwell.api.exceptions import StateConflict
-from inkwell.api.filters import IdFilter
 from inkwell.jobs import services
-from inkwell.jobs.models import Job, JobStatus
+from inkwell.jobs.filters import JobFilter
+from inkwell.jobs.models import Job
 from inkwell.jobs.serializers import JobSerializer
 from inkwell.tenancy.viewsets import AccountScopedViewSet
 
@@ -17,14 +16,6 @@ def job_accepted(job: Job):
     return ok({"job_id": job.pk, "status": job.status}, status=status.HTTP_202_ACCEPTED)
 
 
-class JobFilter(filters.FilterSet):
-    status = filters.ChoiceFilter(choices=JobStatus.choices)
-    kind = filters.CharFilter(max_length=60)
-    site_id = IdFilter(field_name="site_id")
-
-    class Meta:
-        model = Job
-        fields = ["status", "kind", "site_id"]
 
 
 @extend_schema(tags=["jobs"])
@@ -42,4 +33,4 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, AccountScoped
         job = self.get_object()
         if not job.is_active:
             raise StateConflict({"status": [f"A {job.status} job cannot be cancelled"]})
-        return ok(JobSerializer(services.cancel_job(job)).data)
+        return ok(JobSerializer(services.cancel_job(job=job)).data)

@@ -10,14 +10,14 @@ from inkwell.linker.services import BATCH_PROCESS, process_content, site_index
 from inkwell.writer.models import Content
 
 
-@job_kind(BATCH_PROCESS)
+@job_kind(name=BATCH_PROCESS)
 def batch_process(ctx: JobContext) -> dict:
     job = ctx.job
     account = job.account
     content_ids = ctx.params["content_ids"]
     max_links = ctx.params["max_links"]
     not_found = list(ctx.params.get("not_found", []))
-    index = site_index(account, job.site_id)
+    index = site_index(account=account, site_id=job.site_id)
     contents = {content.pk: content for content in Content.objects.for_account(account).filter(site_id=job.site_id, pk__in=content_ids)}
     results = []
     for number, content_id in enumerate(content_ids):

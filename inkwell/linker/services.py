@@ -77,7 +77,7 @@ class Link:
         return {"anchor_text": self.anchor_text, "target_content_id": self.target_content_id, "url": self.url}
 
 
-def url_key(url: str) -> tuple[str, str, str]:
+def url_key(*, url: str) -> tuple[str, str, str]:
     """What makes two hrefs the same page: host without ``www.`` (none for a site-relative path),
     path without its trailing slash, query; http and https alike, the fragment ignored."""
     try:
@@ -200,7 +200,7 @@ class LinkIndex:
                 self._by_first_word.setdefault(phrase.words[0], []).append(phrase)
             for url in (target.url, *target.known_urls):
                 if url:
-                    self._known.setdefault(url_key(url), set()).add(index)
+                    self._known.setdefault(url_key(url=url), set()).add(index)
 
     def link(self, html: str, max_links: int, *, exclude_content_id: int | None = None, own_phrases: Iterable[str] = ()) -> tuple[str, list[Link]]:
         """``html`` with links added, and the links in document order (see the module docstring).
@@ -250,7 +250,7 @@ class LinkIndex:
             if kind in ("start", "void"):
                 href = dict(value).get("href") if tag == "a" else None
                 if href:
-                    linked |= self._known.get(url_key(href), set()) - excluded
+                    linked |= self._known.get(url_key(url=href), set()) - excluded
                 if tag in BLOCK_ELEMENTS:
                     block += 1
                 if kind == "start" and tag not in VOID_ELEMENTS:
@@ -337,7 +337,7 @@ class LinkIndex:
         return html[: offsets[0]] + "".join(pieces), links
 
 
-def link_html(html: str, targets: Sequence[Target], max_links: int) -> tuple[str, list[Link]]:
+def link_html(*, html: str, targets: Sequence[Target], max_links: int) -> tuple[str, list[Link]]:
     """``html`` with links to ``targets`` added (at most ``max_links`` in the article), and those links."""
     return LinkIndex(targets).link(html, max_links)
 
@@ -345,7 +345,7 @@ def link_html(html: str, targets: Sequence[Target], max_links: int) -> tuple[str
 # Applying it to content
 
 
-def site_index(account: Account, site_id: int) -> LinkIndex:
+def site_index(*, account: Account, site_id: int) -> LinkIndex:
     """The articles of the site, of ``account`` only, compiled as link targets."""
     return LinkIndex(link_targets(account, site_id))
 
@@ -357,7 +357,7 @@ def process_content(*, account: Account, content: Content, user: User | None, ma
     locked while it is read and written, so an edit made meanwhile is never overwritten.
     """
     max_links = max_links_setting() if max_links is None else max_links
-    index = index or site_index(account, content.site_id)
+    index = index or site_index(account=account, site_id=content.site_id)
     with transaction.atomic():
         current = Content.objects.for_account(account).select_for_update().get(pk=content.pk)
         html, links = index.link(current.html, max_links, exclude_content_id=current.pk, own_phrases=[current.focus_keyword])
@@ -366,7 +366,7 @@ def process_content(*, account: Account, content: Content, user: User | None, ma
     return {"content_id": current.pk, "links_added": len(links), "links": [link.as_dict() for link in links]}
 
 
-def content_of_one_site(account: Account, contents: models.QuerySet, content_ids: list[int]) -> tuple[list[int], list[int], Site]:
+def content_of_one_site(*, account: Account, contents: models.QuerySet, content_ids: list[int]) -> tuple[list[int], list[int], Site]:
     """The ids among ``content_ids`` that name rows of ``contents`` (the caller's scoped queryset),
     the other ids, and the one site of the rows (400 when they span several sites, or none is found).
 
@@ -385,6 +385,6 @@ def start_batch_linking(*, account: Account, user: User, contents: models.QueryS
     """Starts the ``linker.batch_process`` job over the caller's content among ``content_ids``
     (``contents`` is the caller's scoped queryset); ids that name none of it are reported as
     ``not_found`` in the job's result. The content must be of one site."""
-    found, not_found, site = content_of_one_site(account, contents, content_ids)
+    found, not_found, site = content_of_one_site(account=account, contents=contents, content_ids=content_ids)
     params = {"content_ids": found, "not_found": not_found, "max_links": max_links_setting() if max_links is None else max_links}
     return start_job(account=account, kind=BATCH_PROCESS, params=params, site=site, user=user)

@@ -81,7 +81,7 @@ class NotificationAdmin(AllAccountsAdmin):
         if request.method == "POST" and form.is_valid():
             account = form.cleaned_data["account"]
             sent = services.broadcast_system_info(
-                form.cleaned_data["title"], form.cleaned_data["message"], accounts=None if account is None else [account]
+                title=form.cleaned_data["title"], message=form.cleaned_data["message"], accounts=None if account is None else [account]
             )
             self.message_user(request, f"Announcement sent to {sent} account{'s' if sent != 1 else ''}.", messages.SUCCESS)
             return redirect("admin:notifications_notification_changelist")

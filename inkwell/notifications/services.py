@@ -32,9 +32,9 @@ def _checked(notification: Notification) -> Notification:
 
 
 def notify(
+    *,
     account: Account,
     notification_type: str,
-    *,
     title: str,
     message: str,
     severity: str = Severity.INFO,
@@ -75,7 +75,7 @@ def notify(
     return notification
 
 
-def broadcast_system_info(title: str, message: str, *, accounts: Iterable[Account] | None = None) -> int:
+def broadcast_system_info(*, title: str, message: str, accounts: Iterable[Account] | None = None) -> int:
     """A ``system_info`` announcement to every member of each account (all accounts when None); the number sent."""
     account_ids = [account.pk for account in accounts] if accounts is not None else list(Account.objects.values_list("pk", flat=True))
     template = _checked(Notification(notification_type=NotificationType.SYSTEM_INFO, title=title, message=message))
@@ -134,7 +134,7 @@ def _stamp(account: Account, notifications: QuerySet, *, user: User, field: str)
     return stamped + inserted
 
 
-def mark_read(account: Account, notification_id: int, *, user: User) -> Notification:
+def mark_read(*, account: Account, notification_id: int, user: User) -> Notification:
     """Marks the notification read for ``user`` alone; ``read_at`` keeps the time they first read it.
     Raises ``Notification.DoesNotExist`` when it is not in their inbox (another account's, another
     member's, or deleted by them)."""
@@ -143,14 +143,14 @@ def mark_read(account: Account, notification_id: int, *, user: User) -> Notifica
     return notification.get()
 
 
-def mark_all_read(account: Account, *, user: User, site_ids: frozenset[int] | None) -> int:
+def mark_all_read(*, account: Account, user: User, site_ids: frozenset[int] | None) -> int:
     """Marks read for ``user`` every notification they see unread (``site_ids`` as in
     ``selectors.visible``), in two statements; the number marked."""
     unread = selectors.visible(Notification.objects.for_account(account), user=user, site_ids=site_ids).filter(is_read=False)
     return _stamp(account, unread, user=user, field="read_at")
 
 
-def delete(account: Account, notification_id: int, *, user: User) -> None:
+def delete(*, account: Account, notification_id: int, user: User) -> None:
     """Removes the notification from ``user``'s inbox (list, detail, counts); other members keep it.
     Nothing happens when it is not in their inbox."""
     _stamp(account, _inbox(account, user).filter(pk=notification_id), user=user, field="deleted_at")

@@ -37,13 +37,13 @@ class NotificationViewSet(mixins.RetrieveModelMixin, mixins.DestroyModelMixin, A
         return self.get_paginated_response(self.get_serializer(self.paginate_queryset(notifications), many=True).data)
 
     def perform_destroy(self, instance):
-        services.delete(self.request.account, instance.pk, user=self.request.user)
+        services.delete(account=self.request.account, notification_id=instance.pk, user=self.request.user)
 
     @extend_schema(request=None, responses={200: s.NotificationSerializer})
     @action(detail=True, methods=["post"])
     def read(self, request, pk=None):
         try:
-            notification = services.mark_read(request.account, self.get_object().pk, user=request.user)
+            notification = services.mark_read(account=request.account, notification_id=self.get_object().pk, user=request.user)
         except Notification.DoesNotExist:
             # Deleted by the same caller in a concurrent request, after get_object found it.
             raise NotFound from None
@@ -52,7 +52,7 @@ class NotificationViewSet(mixins.RetrieveModelMixin, mixins.DestroyModelMixin, A
     @extend_schema(request=None, responses={200: s.ReadAllResultSerializer})
     @action(detail=False, methods=["post"], url_path="read-all", url_name="read-all")
     def read_all(self, request):
-        updated = services.mark_all_read(request.account, user=request.user, site_ids=accessible_site_ids(request))
+        updated = services.mark_all_read(account=request.account, user=request.user, site_ids=accessible_site_ids(request))
         return ok({"updated": updated})
 
     @extend_schema(responses={200: s.UnreadCountSerializer})

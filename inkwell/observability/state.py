@@ -4,6 +4,7 @@ cannot be read (the database restarting) is left out of that scrape, never an er
 
 import logging
 
+from celery import current_app
 from django.conf import settings
 from django.db.models import Count
 from prometheus_client import CollectorRegistry
@@ -16,9 +17,8 @@ logger = logging.getLogger("inkwell.observability")
 
 
 def _broker_queue_length() -> int:
-    from inkwell.celery import app
-
-    with app.connection_for_read(connect_timeout=2) as connection:
+    # The current app is inkwell.celery's, which the inkwell package loads first.
+    with current_app.connection_for_read(connect_timeout=2) as connection:
         connection.ensure_connection(max_retries=1)
         # Not passive: an empty Redis queue is no list at all, which a passive declare refuses.
         return connection.default_channel.queue_declare(queue=settings.CELERY_TASK_DEFAULT_QUEUE).message_count

@@ -15,16 +15,11 @@ from django.db import transaction
 from inkwell.ai.errors import AIError
 from inkwell.ai.types import TokenUsage
 from inkwell.billing.services import cost_of, settle_job
-from inkwell.jobs.models import Job
 from inkwell.jobs.services import JobContext, JobFailed, job_kind
 from inkwell.optimizer.services import BATCH_OPTIMIZE, OPERATION, OPTIMIZE, Outcome, apply_proposal, optimizer_client, propose
 from inkwell.writer.models import Content
 
 CONTENT_GONE = "The content was deleted before it was optimized"
-
-
-def _save_result(job: Job, result: dict) -> None:
-    Job.objects.for_account(job.account).filter(pk=job.pk).update(result=result)
 
 
 def _total(usages: list[TokenUsage]) -> TokenUsage:
@@ -39,7 +34,7 @@ def _optimized(results: list[dict]) -> int:
     return sum(1 for item in results if item["outcome"] == Outcome.OPTIMIZED)
 
 
-@job_kind(OPTIMIZE)
+@job_kind(name=OPTIMIZE)
 def optimize(ctx: JobContext) -> dict:
     job = ctx.job
     if job.result:
@@ -49,17 +44,17 @@ def optimize(ctx: JobContext) -> dict:
     if content is None:
         raise JobFailed(CONTENT_GONE, code="content_missing")
     ctx.progress(10, f"Optimizing {content.title}"[:255])
-    proposal = propose(optimizer_client(account), account, content)
+    proposal = propose(client=optimizer_client(account=account), account=account, content=content)
     ctx.progress(90, "Saving the optimized article")
     with transaction.atomic():
         item = apply_proposal(account=account, proposal=proposal, user=job.created_by)
-        credits = settle_job(job, amount=cost_of(OPERATION, _optimized([item])), usage=proposal.usage)
+        credits = settle_job(job=job, amount=cost_of(operation_type=OPERATION, units=_optimized([item])), usage=proposal.usage)
         result = {**item, "credits_used": credits}
-        _save_result(job, result)
+        ctx.record_result(result)
     return result
 
 
-@job_kind(BATCH_OPTIMIZE)
+@job_kind(name=BATCH_OPTIMIZE)
 def batch_optimize(ctx: JobContext) -> dict:
     job = ctx.job
     if job.result:
@@ -71,7 +66,7 @@ def batch_optimize(ctx: JobContext) -> dict:
         content.pk: content
         for content in Content.objects.for_account(account).select_related("task").filter(site_id=job.site_id, pk__in=content_ids)
     }
-    client = optimizer_client(account)
+    client = optimizer_client(account=account)
     proposals, failed, first_error = [], [], None
     for number, content_id in enumerate(content_ids):
         content = contents.get(content_id)
@@ -80,7 +75,7 @@ def batch_optimize(ctx: JobContext) -> dict:
             continue
         ctx.progress(5 + 85 * number // len(content_ids), f"Optimizing {content.title}"[:255])
         try:
-            proposals.append(propose(client, account, content))
+            proposals.append(propose(client=client, account=account, content=content))
         except AIError as error:
             failed.append({"content_id": content_id, "error": error.message})
             first_error = first_error or error
@@ -92,7 +87,7 @@ def batch_optimize(ctx: JobContext) -> dict:
     with transaction.atomic():
         results = [apply_proposal(account=account, proposal=proposal, user=job.created_by) for proposal in proposals]
         optimized = _optimized(results)
-        credits = settle_job(job, amount=cost_of(OPERATION, optimized), usage=_total([proposal.usage for proposal in proposals]))
+        credits = settle_job(job=job, amount=cost_of(operation_type=OPERATION, units=optimized), usage=_total([proposal.usage for proposal in proposals]))
         result = {"optimized": optimized, "credits_used": credits, "results": results, "failed": failed, "not_found": not_found}
-        _save_result(job, result)
+        ctx.record_result(result)
     return result

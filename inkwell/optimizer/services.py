@@ -61,7 +61,7 @@ def start_optimization(*, account: Account, user: User, content: Content) -> Job
         params={"content_id": content.pk},
         site=content.site,
         user=user,
-        prepare=reserve_for_job(OPERATION, cost_of(OPERATION, 1), description=f"Optimization: {content.title}"[:255]),
+        prepare=reserve_for_job(operation_type=OPERATION, amount=cost_of(operation_type=OPERATION, units=1), description=f"Optimization: {content.title}"[:255]),
     )
 
 
@@ -69,18 +69,18 @@ def start_batch_optimization(*, account: Account, user: User, contents: models.Q
     """Starts ``optimizer.batch_optimize`` over the caller's content among ``content_ids`` (``contents``
     is the caller's scoped queryset; the others are reported as ``not_found``), holding one
     ``optimization`` per article found, all up front (402 when short)."""
-    found, not_found, site = content_of_one_site(account, contents, content_ids)
+    found, not_found, site = content_of_one_site(account=account, contents=contents, content_ids=content_ids)
     return start_job(
         account=account,
         kind=BATCH_OPTIMIZE,
         params={"content_ids": found, "not_found": not_found},
         site=site,
         user=user,
-        prepare=reserve_for_job(OPERATION, cost_of(OPERATION, len(found)), description=f"Optimization of {counted(len(found), 'article')}"),
+        prepare=reserve_for_job(operation_type=OPERATION, amount=cost_of(operation_type=OPERATION, units=len(found)), description=f"Optimization of {counted(len(found), 'article')}"),
     )
 
 
-def optimizer_client(account: Account) -> AIClient:
+def optimizer_client(*, account: Account) -> AIClient:
     """The account's AI client, on the testing model when its content settings ask for it (as the writer's)."""
     testing = content_settings(account, "content_generation")["use_testing_model"]
     return ai_client(account, live=False if testing else None)
@@ -103,7 +103,7 @@ def _snapshot(content: Content) -> tuple:
     return tuple(getattr(content, name) for name in WATCHED_FIELDS)
 
 
-def propose(client: AIClient, account: Account, content: Content) -> Proposal:
+def propose(*, client: AIClient, account: Account, content: Content) -> Proposal:
     """Asks the provider to improve ``content`` against its analysis' suggestions; saves nothing.
     AI errors propagate."""
     context = site_context(account, content)

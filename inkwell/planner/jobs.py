@@ -13,27 +13,20 @@ from collections import defaultdict
 from django.db import transaction
 from django.utils import timezone
 
-from inkwell.ai.local.phrases import STRUCTURES
-from inkwell.ai.types import KeywordInput, TokenUsage
-from inkwell.api.text import counted, was
+from inkwell.ai.types import STRUCTURES, KeywordInput, TokenUsage
+from inkwell.api.text import counted
 from inkwell.billing.services import cost_of, settle_job
 from inkwell.jobs.models import Job
 from inkwell.jobs.services import JobContext, JobFailed, job_kind
-from inkwell.notifications.models import Severity
-from inkwell.notifications.services import notify
+from inkwell.notifications import events
 from inkwell.planner.models import Cluster, ContentIdea, Keyword
+from inkwell.planner.overlaps import flag_new_ideas
 from inkwell.planner.services import AUTO_CLUSTER_JOB, CONTENT_TYPES, GENERATE_IDEAS_JOB
 from inkwell.system.selectors import ai_client
 from inkwell.tenancy.models import Sector
-from inkwell.writer.overlaps import flag_new_ideas
 
 # The keywords an idea prompt names per cluster: its highest-volume ones.
 IDEA_PROMPT_KEYWORDS = 20
-
-
-def _save_result(job: Job, result: dict) -> None:
-    """The result, written with the rows it describes (see the module docstring)."""
-    Job.objects.for_account(job.account).filter(pk=job.pk).update(result=result)
 
 
 def _failure_message(job: Job) -> str:
@@ -53,20 +46,10 @@ def _cluster_sector_id(keyword_ids: list[int], sector_of: dict[int, int], chosen
 
 def _clustering_failed(job: Job) -> None:
     count = len(job.params.get("keyword_ids", []))
-    notify(
-        job.account,
-        "ai_cluster_failed",
-        title="",
-        message=f"Clustering {counted(count, 'keyword')} failed: {_failure_message(job)}. No credits were charged.",
-        severity=Severity.ERROR,
-        action_label="View keywords",
-        action_url=f"/planner/keywords/?site_id={job.site_id}",
-        metadata={"count": count, "credits": 0, "job_id": job.pk},
-        site=job.site,
-    )
+    events.clustering_failed(account=job.account, site=job.site, site_id=job.site_id, keywords=count, reason=_failure_message(job), job_id=job.pk)
 
 
-@job_kind(AUTO_CLUSTER_JOB, on_failure=_clustering_failed)
+@job_kind(name=AUTO_CLUSTER_JOB, on_failure=_clustering_failed)
 def auto_cluster(ctx: JobContext) -> dict:
     job = ctx.job
     if job.result:
@@ -118,7 +101,7 @@ def auto_cluster(ctx: JobContext) -> dict:
         unplaced = [pk for pk in sector_of if pk not in placed]
         if unplaced:
             Keyword.objects.for_account(account).filter(pk__in=unplaced, cluster__isnull=False).update(cluster=None, updated_at=now)
-        credits = settle_job(job, amount=cost_of("clustering", len(keywords)), usage=answer.usage)
+        credits = settle_job(job=job, amount=cost_of(operation_type="clustering", units=len(keywords)), usage=answer.usage)
         result = {
             "clusters_created": len(clusters),
             "keywords_clustered": len(placed),
@@ -127,17 +110,9 @@ def auto_cluster(ctx: JobContext) -> dict:
             "cluster_ids": [cluster.pk for cluster in clusters],
             "credits_used": credits,
         }
-        _save_result(job, result)
-        notify(
-            account,
-            "ai_cluster_complete",
-            title="",
-            message=f"{counted(len(placed), 'keyword')} {was(len(placed))} grouped into {counted(len(clusters), 'cluster')}.",
-            severity=Severity.SUCCESS,
-            action_label="View clusters",
-            action_url=f"/planner/clusters/?site_id={job.site_id}",
-            metadata={"count": len(clusters), "credits": credits, "job_id": job.pk},
-            site=job.site,
+        ctx.record_result(result)
+        events.clustering_complete(
+            account=account, site=job.site, site_id=job.site_id, keywords=len(placed), clusters=len(clusters), credits=credits, job_id=job.pk
         )
     return result
 
@@ -147,17 +122,7 @@ def auto_cluster(ctx: JobContext) -> dict:
 
 def _ideas_failed(job: Job) -> None:
     count = len(job.params.get("cluster_ids", []))
-    notify(
-        job.account,
-        "ai_ideas_failed",
-        title="",
-        message=f"Generating ideas for {counted(count, 'cluster')} failed: {_failure_message(job)}. No credits were charged.",
-        severity=Severity.ERROR,
-        action_label="View clusters",
-        action_url=f"/planner/clusters/?site_id={job.site_id}",
-        metadata={"count": count, "credits": 0, "job_id": job.pk},
-        site=job.site,
-    )
+    events.ideas_failed(account=job.account, site=job.site, site_id=job.site_id, clusters=count, reason=_failure_message(job), job_id=job.pk)
 
 
 def _prompt_keywords(account, cluster_ids: list[int]) -> dict[int, list[str]]:
@@ -170,7 +135,7 @@ def _prompt_keywords(account, cluster_ids: list[int]) -> dict[int, list[str]]:
     return by_cluster
 
 
-@job_kind(GENERATE_IDEAS_JOB, on_failure=_ideas_failed)
+@job_kind(name=GENERATE_IDEAS_JOB, on_failure=_ideas_failed)
 def generate_ideas(ctx: JobContext) -> dict:
     job = ctx.job
     if job.result:
@@ -208,26 +173,18 @@ def generate_ideas(ctx: JobContext) -> dict:
         for cluster, idea in drafts
     ]
     # Compared with what the site had before this job: ideas of one cluster are angles on it, not rivals.
-    flag_new_ideas(account, ideas)
+    flag_new_ideas(account=account, ideas=ideas)
     with transaction.atomic():
         ideas = ContentIdea.objects.bulk_create(ideas)
-        credits = settle_job(job, amount=cost_of("idea_generation", len(clusters)), usage=TokenUsage(prompt_tokens, completion_tokens, model))
+        credits = settle_job(job=job, amount=cost_of(operation_type="idea_generation", units=len(clusters)), usage=TokenUsage(prompt_tokens, completion_tokens, model))
         result = {
             "ideas_created": len(ideas),
             "idea_ids": [idea.pk for idea in ideas],
             "cluster_ids": [cluster.pk for cluster in clusters],
             "credits_used": credits,
         }
-        _save_result(job, result)
-        notify(
-            account,
-            "ai_ideas_complete",
-            title="",
-            message=f"{counted(len(ideas), 'idea')} {was(len(ideas))} generated from {counted(len(clusters), 'cluster')}.",
-            severity=Severity.SUCCESS,
-            action_label="View ideas",
-            action_url=f"/planner/ideas/?site_id={job.site_id}",
-            metadata={"count": len(ideas), "credits": credits, "job_id": job.pk},
-            site=job.site,
+        ctx.record_result(result)
+        events.ideas_complete(
+            account=account, site=job.site, site_id=job.site_id, ideas=len(ideas), clusters=len(clusters), credits=credits, job_id=job.pk
         )
     return result

@@ -10,7 +10,6 @@ from django.db.models.functions import Coalesce
 from inkwell.keywords.models import DIFFICULTY_LABELS, SeedKeyword
 from inkwell.planner.models import Cluster, ContentIdea, Keyword
 from inkwell.tenancy.models import Account, Sector, Site
-from inkwell.writer.models import Task
 
 # What a planner keyword copies from its library keyword (and what add_to_workflow checks).
 SEED_FIELDS = ("id", "keyword", "volume", "difficulty", "country", "industry_sector_id", "credit_cost")
@@ -150,11 +149,6 @@ def filter_ideas(queryset: QuerySet, query: dict) -> QuerySet:
     if query.get("search"):
         conditions &= Q(title__icontains=query["search"])
     return _ordered(queryset.filter(conditions), query.get("ordering"))
-
-
-def idea_task_ids(account: Account, idea_ids) -> dict[int, int]:
-    """``{idea_id: task_id}`` of the ideas that already became a writer task."""
-    return dict(Task.objects.for_account(account).filter(idea_id__in=list(idea_ids)).values_list("idea_id", "id"))
 
 
 def ideas_of(account: Account, idea_ids) -> QuerySet:

@@ -4,14 +4,13 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from inkwell.ai.local.phrases import STRUCTURES
+from inkwell.ai.types import STRUCTURES
 from inkwell.api.filters import MAX_ID
 from inkwell.keywords.models import DIFFICULTY_LABELS, SeedKeyword
 from inkwell.planner.models import Cluster, ClusterStatus, ContentIdea, IdeaStatus, Keyword, KeywordStatus
 from inkwell.planner.selectors import SkipReason
 from inkwell.planner.services import CONTENT_TYPES, MAX_BULK_IDS, MAX_CLUSTER_KEYWORDS, MAX_IDEA_CLUSTERS, TaskSkipReason
 from inkwell.tenancy.serializers import AccountSectorField, AccountSiteField, SiteSectorPayloadMixin
-from inkwell.writer.serializers import OVERLAP_FLAGGED_HELP, OVERLAPS_HELP, OverlapSerializer
 
 # The spec's field messages (Errors / Field-level messages, Planner rows), word for word.
 REQUIRED = "This field is required"
@@ -51,6 +50,33 @@ def text_list(max_item_length: int, **kwargs) -> serializers.ListField:
 
 def _id_filter(help_text: str) -> serializers.IntegerField:
     return serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID, help_text=help_text)
+
+
+# Cannibalization guard (#19, inkwell.planner.overlaps)
+
+
+class OverlapPieceSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="The idea's, task's or content's id.")
+    kind = serializers.CharField(help_text="`idea`, `task` or `content` (posts synced from the CMS are contents).")
+    title = serializers.CharField()
+
+
+class OverlapSerializer(OverlapPieceSerializer):
+    similarity = serializers.FloatField(help_text="Cosine similarity of the two pieces' meaning (title and target keywords), 0 to 1.")
+
+
+class OverlapPairSerializer(serializers.Serializer):
+    site_id = serializers.IntegerField()
+    similarity = serializers.FloatField(help_text="Cosine similarity of the two pieces' meaning, 0 to 1; closest pairs first.")
+    first = OverlapPieceSerializer()
+    second = OverlapPieceSerializer()
+
+
+OVERLAPS_HELP = (
+    "The site's ideas, tasks and contents this one competed with for the same search intent when it was created "
+    "(similarity at least AI_OVERLAP_SIMILARITY), closest first, at most 10. Informational: nothing is blocked."
+)
+OVERLAP_FLAGGED_HELP = "True when `overlaps` was not empty at creation."
 
 
 @extend_schema_field(OpenApiTypes.INT)

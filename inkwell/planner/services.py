@@ -12,21 +12,18 @@ from django.utils import timezone
 from rest_framework.exceptions import ValidationError
 
 from inkwell.api.exceptions import Conflict, PlanLimitReached
-from inkwell.api.text import counted, was
+from inkwell.api.text import counted
 from inkwell.billing.services import cost_of, reserve_for_job, spend
 from inkwell.jobs.models import Job
 from inkwell.jobs.services import start_job
 from inkwell.keywords.models import SeedKeyword
-from inkwell.notifications.models import Severity
-from inkwell.notifications.services import notify
+from inkwell.notifications import events
 from inkwell.planner import selectors
 from inkwell.planner.selectors import SEED_FIELDS
-from inkwell.planner.models import Cluster, ClusterStatus, ContentIdea, IdeaStatus, Keyword, KeywordStatus
-from inkwell.system.selectors import content_settings
+from inkwell.planner.models import Cluster, ClusterStatus, ContentIdea, Keyword, KeywordStatus
+from inkwell.planner.overlaps import flag_new_ideas
 from inkwell.tenancy.models import Account, Sector, Site, User
 from inkwell.tenancy.services import lock_account
-from inkwell.writer.models import Task
-from inkwell.writer.overlaps import flag_new_ideas, flag_new_tasks
 
 AUTO_CLUSTER_JOB = "planner.auto_cluster"
 GENERATE_IDEAS_JOB = "planner.generate_ideas"
@@ -38,7 +35,7 @@ MAX_IDEA_CLUSTERS = 100
 # Rows per INSERT when adding keywords: 5,000 keywords are 5 statements on PostgreSQL (SQLite's
 # 999-parameter limit makes its batches smaller).
 INSERT_BATCH_SIZE = 1_000
-# What the writer accepts for an idea's content type (its structures: inkwell.ai.local.phrases.STRUCTURES).
+# What the writer accepts for an idea's content type (its structures: inkwell.ai.types.STRUCTURES).
 CONTENT_TYPES = ("post", "page")
 
 ALREADY_ADDED = "This keyword is already in the site's workflow"
@@ -87,15 +84,15 @@ def _keyword_from(seed: dict, *, account: Account, site: Site, sector: Sector, s
 @transaction.atomic
 def keyword_create(*, account: Account, site: Site, sector: Sector, seed_keyword: SeedKeyword, status: str = KeywordStatus.ACTIVE) -> Keyword:
     """One library keyword added to a site; a paid one costs its ``credit_cost`` (402 when short)."""
-    lock_account(account)
+    lock_account(account=account)
     if Keyword.objects.for_account(account).filter(site=site, seed_keyword=seed_keyword).exists():
         raise Conflict({"seed_keyword_id": [ALREADY_ADDED]})
     _check_keyword_limit(account, 1)
     if seed_keyword.credit_cost:
         spend(
-            account,
-            "keyword_purchase",
-            seed_keyword.credit_cost,
+            account=account,
+            operation_type="keyword_purchase",
+            amount=seed_keyword.credit_cost,
             site=site,
             related=("seed_keyword", seed_keyword.pk),
             description=f"Paid keyword: {seed_keyword.keyword}",
@@ -152,29 +149,18 @@ def add_to_workflow(*, account: Account, site: Site, sector: Sector, seed_keywor
     number of queries plus one INSERT per ``INSERT_BATCH_SIZE`` rows, whatever the count.
     """
     with transaction.atomic():
-        lock_account(account)  # concurrent additions cannot both pass the limit or add the same keyword
+        lock_account(account=account)  # concurrent additions cannot both pass the limit or add the same keyword
         selection = selectors.workflow_additions(account=account, site=site, sector=sector, seed_keyword_ids=seed_keyword_ids)
         adding, skipped, credits = selection.adding, selection.skipped, selection.credits
         if adding:
             _check_keyword_limit(account, len(adding))
             if credits:
                 paid = sum(1 for seed in adding if seed["credit_cost"])
-                spend(account, "keyword_purchase", credits, site=site, description=f"{counted(paid, 'paid keyword')} for {site.name}")
+                spend(account=account, operation_type="keyword_purchase", amount=credits, site=site, description=f"{counted(paid, 'paid keyword')} for {site.name}")
             Keyword.objects.bulk_create(
                 [_keyword_from(seed, account=account, site=site, sector=sector) for seed in adding], batch_size=INSERT_BATCH_SIZE
             )
-            notify(
-                account,
-                "keywords_imported",
-                title="",
-                message=f"{counted(len(adding), 'keyword')} {was(len(adding))} added to {site.name} ({sector.name})"
-                + (f" for {counted(credits, 'credit')}." if credits else "."),
-                severity=Severity.SUCCESS,
-                action_label="View keywords",
-                action_url=f"/planner/keywords/?site_id={site.pk}&sector_id={sector.pk}",
-                metadata={"count": len(adding), "credits": credits},
-                site=site,
-            )
+            events.keywords_imported(account=account, site=site, sector_id=sector.pk, sector_name=sector.name, added=len(adding), credits=credits)
     return {"added": len(adding), "skipped": skipped, "credits_used": credits}
 
 
@@ -222,14 +208,14 @@ def start_auto_cluster(
         if missing:
             where = "this site and sector" if sector is not None else "this site"
             raise ValidationError({"keyword_ids": [f"Keywords not found in {where}: {_id_text(missing)}"]})
-    cost = cost_of("clustering", len(ids))
+    cost = cost_of(operation_type="clustering", units=len(ids))
     return start_job(
         account=account,
         kind=AUTO_CLUSTER_JOB,
         params={"keyword_ids": ids, "sector_id": sector.pk if sector is not None else None},
         site=site,
         user=user,
-        prepare=reserve_for_job("clustering", cost, description=f"Clustering {counted(len(ids), 'keyword')}"),
+        prepare=reserve_for_job(operation_type="clustering", amount=cost, description=f"Clustering {counted(len(ids), 'keyword')}"),
         inline=inline,
     )
 
@@ -253,14 +239,14 @@ def start_generate_ideas(
     if len(set(sites.values())) > 1:
         raise ValidationError({"cluster_ids": [CLUSTERS_OF_ONE_SITE]})
     site = Site.objects.for_account(account).get(pk=next(iter(sites.values())))
-    cost = cost_of("idea_generation", len(wanted))
+    cost = cost_of(operation_type="idea_generation", units=len(wanted))
     return start_job(
         account=account,
         kind=GENERATE_IDEAS_JOB,
         params={"cluster_ids": wanted, "ideas_per_cluster": ideas_per_cluster},
         site=site,
         user=user,
-        prepare=reserve_for_job("idea_generation", cost, description=f"Ideas for {counted(len(wanted), 'cluster')}"),
+        prepare=reserve_for_job(operation_type="idea_generation", amount=cost, description=f"Ideas for {counted(len(wanted), 'cluster')}"),
         inline=inline,
     )
 
@@ -270,9 +256,9 @@ def start_generate_ideas(
 
 @transaction.atomic
 def idea_create(*, account: Account, site: Site, title: str, **fields) -> ContentIdea:
-    """A new idea, flagged when it competes with the site's existing pieces (``inkwell.writer.overlaps``)."""
+    """A new idea, flagged when it competes with the site's existing pieces (``inkwell.planner.overlaps``)."""
     idea = ContentIdea(account=account, site=site, title=title, **fields)
-    flag_new_ideas(account, [idea])
+    flag_new_ideas(account=account, ideas=[idea])
     idea.save()
     return idea
 
@@ -288,58 +274,3 @@ def idea_update(*, idea: ContentIdea, **fields) -> ContentIdea:
         setattr(idea, name, value)
     idea.save()
     return idea
-
-
-@transaction.atomic
-def create_tasks(*, account: Account, ideas: models.QuerySet, idea_ids: list[int]) -> dict:
-    """Turns ideas (of ``ideas``, the caller's scoped queryset) into writer tasks, once each.
-
-    An idea that already has a task is reported in ``skipped`` with that task's id, not converted
-    again; the ideas' rows are locked first, so concurrent calls for one idea make one task (the
-    ``writer_task_once_per_idea`` constraint backs this up). A task's sector is the idea's, else
-    the first sector of its site. Length and tone come from the account's content settings.
-    """
-    wanted = list(dict.fromkeys(idea_ids))
-    found = {idea.pk: idea for idea in ideas.filter(pk__in=wanted).select_for_update(of=("self",)).order_by("pk")}
-    existing = selectors.idea_task_ids(account, found)
-    first_sectors: dict[int, int] = {}
-    site_sectors = Sector.objects.for_account(account).filter(site_id__in={idea.site_id for idea in found.values()}).order_by("site_id", "id")
-    for site_id, sector_id in site_sectors.values_list("site_id", "id"):
-        first_sectors.setdefault(site_id, sector_id)
-    defaults = content_settings(account, "content_generation")
-    tasks, skipped = [], []
-    for idea_id in wanted:
-        idea = found.get(idea_id)
-        sector_id = None if idea is None else idea.sector_id or first_sectors.get(idea.site_id)
-        if idea is None:
-            skipped.append({"idea_id": idea_id, "reason": TaskSkipReason.NOT_FOUND, "task_id": None})
-        elif idea_id in existing:
-            skipped.append({"idea_id": idea_id, "reason": TaskSkipReason.ALREADY_CONVERTED, "task_id": existing[idea_id]})
-        elif sector_id is None:
-            skipped.append({"idea_id": idea_id, "reason": TaskSkipReason.NO_SECTOR, "task_id": None})
-        else:
-            tasks.append(
-                Task(
-                    account=account,
-                    site_id=idea.site_id,
-                    sector_id=sector_id,
-                    idea=idea,
-                    cluster_id=idea.cluster_id,
-                    title=idea.title,
-                    description=idea.description,
-                    keywords=idea.target_keywords,
-                    outline=idea.outline,
-                    content_type=idea.content_type,
-                    content_structure=idea.content_structure,
-                    word_count=defaults["default_article_length"],
-                    tone=defaults["default_tone"],
-                )
-            )
-    flag_new_tasks(account, tasks)
-    Task.objects.bulk_create(tasks, batch_size=INSERT_BATCH_SIZE)
-    converted = [task.idea_id for task in tasks] + list(existing)
-    if converted:
-        ContentIdea.objects.for_account(account).filter(pk__in=converted).exclude(status=IdeaStatus.CONVERTED).update(
-            status=IdeaStatus.CONVERTED, updated_at=timezone.now()
-        )
-    return {"created": len(tasks), "task_ids": [task.pk for task in tasks], "skipped": skipped}

@@ -11,11 +11,7 @@ from inkwell.jobs.views import job_accepted
 from inkwell.planner import selectors, services
 from inkwell.planner import serializers as s
 from inkwell.planner.models import Cluster, ContentIdea, Keyword
-from inkwell.tenancy.access import restrict_to_accessible_sites
 from inkwell.tenancy.viewsets import AccountScopedViewSet
-from inkwell.writer.models import Content, Task
-from inkwell.writer.overlaps import competing_pairs, pieces
-from inkwell.writer.serializers import OverlapPairSerializer
 
 PAYMENT_REQUIRED = {402: ErrorEnvelopeSerializer}
 
@@ -157,25 +153,3 @@ class IdeaViewSet(PlannerViewSet):
     @extend_schema(request=s.IdeaUpdateInputSerializer, responses={200: s.IdeaSerializer})
     def partial_update(self, request, pk=None):
         return self.update(request, pk)
-
-    @extend_schema(parameters=[s.OverlapListQuerySerializer], responses={200: OverlapPairSerializer(many=True)})
-    @action(detail=False, methods=["get"])
-    def overlaps(self, request):
-        """Cannibalization guard: the pairs of a site's ideas, tasks and contents (posts synced from
-        the CMS included) that compete for the same search intent, closest first. An idea, its task
-        and the task's contents are one piece of work and never a pair. Archived ideas are left out."""
-        site_id = validated_query(s.OverlapListQuerySerializer, request)["site_id"]
-        found = pieces(
-            ideas=self.get_queryset().filter(site_id=site_id),
-            tasks=restrict_to_accessible_sites(Task.objects.for_account(request.account), request).filter(site_id=site_id),
-            contents=restrict_to_accessible_sites(Content.objects.for_account(request.account), request).filter(site_id=site_id),
-        )
-        return self.get_paginated_response(self.paginate_queryset(competing_pairs(found)))
-
-    @extend_schema(request=s.CreateTasksInputSerializer, responses={200: s.CreateTasksResultSerializer})
-    @action(detail=False, methods=["post"])
-    def create_tasks(self, request):
-        """Turns ideas into writer tasks, once each: an idea that already has a task is reported in
-        `skipped` with that task's id."""
-        data = validated(s.CreateTasksInputSerializer, request)
-        return ok(services.create_tasks(account=request.account, ideas=self.get_queryset(), idea_ids=data["idea_ids"]))

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from inkwell.publishing.models import Deployment, PublishingRecord, SiteSettings
+from inkwell.publishing.models import Deployment, PublishingRecord
 
 
 @admin.register(PublishingRecord)
@@ -17,9 +17,3 @@ class DeploymentAdmin(admin.ModelAdmin):
     list_display = ("id", "site", "version", "article_count", "created_at")
     raw_id_fields = ("account", "site")
     readonly_fields = [field.name for field in Deployment._meta.fields]
-
-
-@admin.register(SiteSettings)
-class SiteSettingsAdmin(admin.ModelAdmin):
-    list_display = ("id", "site", "updated_at")
-    raw_id_fields = ("account", "site")

@@ -7,10 +7,10 @@ from zoneinfo import ZoneInfo
 from django.db.models import Case, F, Q, When
 from django.db.models.functions import Coalesce
 
-from inkwell.publishing import slots
-from inkwell.publishing.defaults import DAYS
 from inkwell.publishing.models import PublishingRecord, PublishStatus
-from inkwell.publishing.site_settings import effective_settings
+from inkwell.sitesettings import slots
+from inkwell.sitesettings.defaults import DAYS
+from inkwell.sitesettings.selectors import effective_settings
 from inkwell.tenancy.models import Site
 from inkwell.writer.models import Content, ContentStatus, SiteStatus
 
@@ -227,3 +227,20 @@ def schedulable_content(site: Site):
         .only("pk", "account_id", "title", "site_status", "updated_at")
         .order_by("-updated_at", "-id")
     )
+def taken_publish_times(*, site: Site, start: datetime, end: datetime, exclude: Content) -> list[datetime]:
+    """When the site's other content is scheduled or was published, between ``start`` and ``end`` (one query)."""
+    upcoming = (SiteStatus.SCHEDULED, SiteStatus.PUBLISHING)
+    rows = (
+        Content.objects.for_account(site.account_id)
+        .filter(site=site)
+        .filter(Q(site_status__in=upcoming, scheduled_publish_at__range=(start, end)) | Q(published_at__range=(start, end)))
+        .exclude(pk=exclude.pk)
+        .values_list("site_status", "scheduled_publish_at", "published_at")
+    )
+    taken = []
+    for site_status, scheduled_at, published_at in rows:
+        if site_status in upcoming and scheduled_at is not None and start <= scheduled_at <= end:
+            taken.append(scheduled_at)
+        if published_at is not None and start <= published_at <= end:
+            taken.append(published_at)
+    return taken

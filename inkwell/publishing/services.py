@@ -30,16 +30,18 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.html import escape
 
-from inkwell.api.exceptions import CMSPublishFailed, StateConflict
+from inkwell.api.exceptions import BusinessRuleViolation, CMSPublishFailed, StateConflict
 from inkwell.cms.base import CMSAdapter, CMSError, CMSNotFound, PostPayload, RemotePost
 from inkwell.integration.models import SiteIntegration
 from inkwell.integration.services import adapter_for
-from inkwell.notifications.models import NotificationType, Severity
-from inkwell.notifications.services import notify
+from inkwell.notifications import events
 from inkwell.observability.metrics import record_publish_attempt
 from inkwell.publishing.models import PublishingRecord, PublishStatus, PublishTrigger
+from inkwell.publishing.selectors import taken_publish_times
+from inkwell.sitesettings import slots
+from inkwell.sitesettings.selectors import effective_settings
 from inkwell.system.selectors import content_settings
-from inkwell.tenancy.models import User
+from inkwell.tenancy.models import Site, User
 from inkwell.writer.models import Content, ContentStatus, Image, ImageStatus, ImageType, SiteStatus, Taxonomy, TaxonomyType, cms_slug
 from inkwell.writer.services import PUBLISHABLE_STATUSES, check_publishable
 
@@ -49,6 +51,8 @@ NO_CMS_INTEGRATION = "This site has no CMS integration"
 BEING_PUBLISHED = "The content is being published"
 WORKER_LOST = ("worker_lost", "The worker publishing this content stopped before it finished")
 CMS_STATUS_LIVE = "publish"
+NO_FREE_SLOT = "No free publishing slot within the limits"
+NO_ACTIVE_INTEGRATION = "This site has no active CMS integration: connect one (POST /api/v1/integration/) or activate it first"
 
 
 @dataclass(frozen=True)
@@ -63,7 +67,7 @@ def _cms_settings() -> dict:
     return settings.INKWELL_CMS
 
 
-def active_integration(content: Content) -> SiteIntegration | None:
+def active_integration(*, content: Content) -> SiteIntegration | None:
     return (
         SiteIntegration.objects.for_account(content.account_id)
         .filter(site_id=content.site_id, is_active=True)
@@ -72,7 +76,7 @@ def active_integration(content: Content) -> SiteIntegration | None:
     )
 
 
-def reference_of(content: Content) -> str:
+def reference_of(*, content: Content) -> str:
     """The token that marks our content's post on the CMS (see ``CMSAdapter.find_post``)."""
     return f"{content.account_id}-{content.pk}"
 
@@ -148,7 +152,7 @@ def _upload(adapter: CMSAdapter, image: Image) -> Image:
 _H2 = re.compile(r"<h2[\s>]", re.IGNORECASE)
 
 
-def body_with_images(html: str, images: list[Image]) -> str:
+def body_with_images(*, html: str, images: list[Image]) -> str:
     """The article with its in-article images placed as figures: the n-th image before the
     (n+1)-th H2, so that each lands at the start of a section after the first; images beyond the
     headings go at the end."""
@@ -172,9 +176,9 @@ def _payload(adapter: CMSAdapter, content: Content) -> PostPayload:
     in_article = [_upload(adapter, image) for image in images if image.image_type == ImageType.IN_ARTICLE]
     category_ids, tag_ids = _term_ids(adapter, content)
     return PostPayload(
-        reference=reference_of(content),
+        reference=reference_of(content=content),
         title=content.title,
-        html=body_with_images(content.html, in_article),
+        html=body_with_images(html=content.html, images=in_article),
         excerpt=content.excerpt or content.meta_description,
         slug=cms_slug(slug=content.slug, title=content.title, content_id=content.pk),
         status=content_settings(content.account, "publishing")["default_publish_status"],
@@ -186,7 +190,7 @@ def _payload(adapter: CMSAdapter, content: Content) -> PostPayload:
     )
 
 
-def push(adapter: CMSAdapter, content: Content) -> RemotePost:
+def push(*, adapter: CMSAdapter, content: Content) -> RemotePost:
     """Sends the content to the CMS: an update of its post when it has one (known by id, or found
     by our reference after an attempt that died before recording it), a new post otherwise."""
     payload = _payload(adapter, content)
@@ -222,22 +226,21 @@ def _succeed(content: Content, record: PublishingRecord, remote: RemotePost, sta
         record.finished_at, record.duration_ms = now, _elapsed_ms(started)
         record.save(update_fields=["status", "external_id", "external_url", "finished_at", "duration_ms"])
         where = "published on" if live else f"sent as a {remote.status} to"
-        notify(
-            content.account,
-            NotificationType.CONTENT_PUBLISHED,
-            title="",
-            message=f'"{content.title}" was {where} {content.site.name}.',
-            severity=Severity.SUCCESS,
-            action_label="View",
-            action_url=f"/writer/content/{content.pk}",
-            metadata={"content_id": content.pk, "external_id": remote.external_id, "url": remote.url, "record_id": record.pk},
+        events.content_published(
+            account=content.account,
             site=content.site,
+            content_id=content.pk,
+            content_title=content.title,
+            where=where,
+            external_id=remote.external_id,
+            url=remote.url,
+            record_id=record.pk,
         )
         transaction.on_commit(lambda: record_publish_attempt("published" if live else "sent"))
     return PublishOutcome(record=record, published=live)
 
 
-def retry_delay(attempt: int) -> timedelta:
+def retry_delay(*, attempt: int) -> timedelta:
     """The back-off after the ``attempt``-th failure: the base delay, doubled each time."""
     return timedelta(seconds=_cms_settings()["PUBLISH_RETRY_SECONDS"] * 2 ** (attempt - 1))
 
@@ -246,7 +249,7 @@ def _fail(content: Content, record: PublishingRecord, code: str, message: str, *
     """Closes a failed attempt: back on the schedule after a back-off when the failure is worth
     another try and attempts remain, ``failed`` with ``content_publish_failed`` otherwise."""
     now = timezone.now()
-    retry_at = now + retry_delay(record.attempt) if retryable and record.attempt < _cms_settings()["PUBLISH_MAX_ATTEMPTS"] else None
+    retry_at = now + retry_delay(attempt=record.attempt) if retryable and record.attempt < _cms_settings()["PUBLISH_MAX_ATTEMPTS"] else None
     with transaction.atomic():
         changes = {"site_status": SiteStatus.SCHEDULED, "scheduled_publish_at": retry_at} if retry_at else {"site_status": SiteStatus.FAILED}
         Content.objects.for_account(content.account_id).filter(pk=content.pk, site_status=SiteStatus.PUBLISHING).update(updated_at=now, **changes)
@@ -256,17 +259,15 @@ def _fail(content: Content, record: PublishingRecord, code: str, message: str, *
         record.duration_ms = _elapsed_ms(started) if started is not None else None
         record.save(update_fields=["status", "error_code", "error", "retry_at", "finished_at", "duration_ms"])
         if retry_at is None:
-            attempts = f" after {record.attempt} attempts" if record.attempt > 1 else ""
-            notify(
-                content.account,
-                NotificationType.CONTENT_PUBLISH_FAILED,
-                title="",
-                message=f'"{content.title}" could not be published{attempts}: {message}',
-                severity=Severity.ERROR,
-                action_label="Open",
-                action_url=f"/writer/content/{content.pk}",
-                metadata={"content_id": content.pk, "error_code": code, "record_id": record.pk},
+            events.content_not_published(
+                account=content.account,
                 site=content.site,
+                content_id=content.pk,
+                content_title=content.title,
+                attempts=record.attempt,
+                reason=message,
+                error_code=code,
+                record_id=record.pk,
             )
         transaction.on_commit(lambda: record_publish_attempt("retrying" if retry_at else "failed"))
     logger.warning("publishing content %s failed (%s, attempt %s, retry at %s)", content.pk, code, record.attempt, retry_at)
@@ -277,7 +278,7 @@ def _fail(content: Content, record: PublishingRecord, code: str, message: str, *
 
 
 def _attempt(content: Content, *, trigger: str, user: User | None = None, now: datetime | None = None) -> PublishOutcome | None:
-    integration = active_integration(content)
+    integration = active_integration(content=content)
     record = _claim(content, trigger=trigger, user=user, integration=integration, now=now or timezone.now())
     if record is None:
         return None
@@ -285,8 +286,8 @@ def _attempt(content: Content, *, trigger: str, user: User | None = None, now: d
         return _fail(content, record, "no_integration", NO_CMS_INTEGRATION, retryable=False, started=None)
     started = time.monotonic()
     try:
-        with adapter_for(integration) as adapter:
-            remote = push(adapter, content)
+        with adapter_for(integration=integration) as adapter:
+            remote = push(adapter=adapter, content=content)
     except CMSError as error:
         return _fail(content, record, error.code, error.message, retryable=error.retryable, started=started)
     return _succeed(content, record, remote, started)
@@ -297,20 +298,20 @@ def publish_now(*, content: Content, user: User | None) -> PublishOutcome:
     that is not approved, a site without an active integration, or content already being
     published is a 409. A CMS failure is recorded (the content goes back on the schedule when a
     retry is planned, else ``failed``) and then answered as a 502 (``CMSPublishFailed``)."""
-    check_publishable(content)
-    if active_integration(content) is None:
+    check_publishable(content=content)
+    if active_integration(content=content) is None:
         raise StateConflict({"site": [NO_CMS_INTEGRATION]})
     outcome = _attempt(content, trigger=PublishTrigger.MANUAL, user=user)
     if outcome is None:
         content.refresh_from_db(fields=["status", "site_status"])
-        check_publishable(content)
+        check_publishable(content=content)
         raise StateConflict({"site_status": [BEING_PUBLISHED]})
     if outcome.record.status == PublishStatus.FAILED:
-        raise publish_failure(outcome.record)
+        raise publish_failure(record=outcome.record)
     return outcome
 
 
-def publish_failure(record: PublishingRecord) -> CMSPublishFailed:
+def publish_failure(*, record: PublishingRecord) -> CMSPublishFailed:
     """The 502 of a failed attempt: its cause as ``code``, the CMS's reason as ``error``, and the
     retry plan (``next_retry_at``, empty when none is planned, and ``attempts_left``)."""
     attempts_left = _cms_settings()["PUBLISH_MAX_ATTEMPTS"] - record.attempt if record.retry_at else 0
@@ -321,7 +322,7 @@ def publish_failure(record: PublishingRecord) -> CMSPublishFailed:
     return CMSPublishFailed(plan, error=record.error, code=record.error_code)
 
 
-def publish_scheduled(content_id: int, *, now: datetime | None = None) -> PublishOutcome | None:
+def publish_scheduled(*, content_id: int, now: datetime | None = None) -> PublishOutcome | None:
     """The scheduler's attempt at one content due by ``now``; None when it is not (or no longer)
     due, which is how a duplicate delivery or a second scheduler ends up doing nothing."""
     content = Content.dangerously_unscoped.select_related("site", "account").filter(pk=content_id).first()
@@ -345,18 +346,7 @@ def _unschedule_unapproved(content: Content, *, now: datetime) -> None:
         )
         if not unscheduled:
             return
-        notify(
-            content.account,
-            NotificationType.CONTENT_PUBLISH_FAILED,
-            title="",
-            message=f'"{content.title}" was not published at its scheduled time: it is {content.status}, not approved. '
-            "It was taken off the schedule; approve it and schedule it again.",
-            severity=Severity.WARNING,
-            action_label="Open",
-            action_url=f"/writer/content/{content.pk}",
-            metadata={"content_id": content.pk, "error_code": "not_approved"},
-            site=content.site,
-        )
+        events.scheduled_content_not_approved(account=content.account, site=content.site, content_id=content.pk, content_title=content.title, status=content.status)
     logger.info("scheduled content %s was not approved at its time and was unscheduled", content.pk)
 
 
@@ -388,7 +378,7 @@ def publish_due(*, now: datetime | None = None, limit: int = 1000) -> int:
     """One scheduler pass in this process: recover stalled attempts, then publish what is due.
     Safe to run in several processes at once. Returns how many this pass published or failed."""
     recover_stalled(now=now)
-    return sum(1 for content_id in due_content_ids(now=now, limit=limit) if publish_scheduled(content_id, now=now) is not None)
+    return sum(1 for content_id in due_content_ids(now=now, limit=limit) if publish_scheduled(content_id=content_id, now=now) is not None)
 
 
 # Publications made elsewhere
@@ -414,7 +404,7 @@ def record_publication(*, content: Content, external_url: str, external_id: str 
     )
     if not changed:
         raise StateConflict({"site_status": [BEING_PUBLISHED]})
-    integration = active_integration(content)
+    integration = active_integration(content=content)
     return PublishingRecord.objects.create(
         account_id=content.account_id,
         site_id=content.site_id,
@@ -428,3 +418,63 @@ def record_publication(*, content: Content, external_url: str, external_id: str 
         finished_at=now,
         duration_ms=0,
     )
+
+
+def content_schedule(*, content: Content, scheduled_publish_at) -> dict:
+    """Places approved content of a site with an active CMS integration on the publishing
+    schedule (any publishing status but ``publishing``). What would fail at its time is refused
+    now: content that is not approved, or a site with no active integration (409)."""
+    check_publishable(content=content)
+    if not SiteIntegration.objects.for_account(content.account_id).filter(site_id=content.site_id, is_active=True).exists():
+        raise StateConflict({"site": [NO_ACTIVE_INTEGRATION]})
+    scheduled = (
+        Content.objects.for_account(content.account_id)
+        .filter(pk=content.pk, status__in=PUBLISHABLE_STATUSES)
+        .exclude(site_status=SiteStatus.PUBLISHING)
+        .update(site_status=SiteStatus.SCHEDULED, scheduled_publish_at=scheduled_publish_at, updated_at=timezone.now())
+    )
+    if not scheduled:
+        raise StateConflict({"site_status": ["Content that is being published cannot be scheduled"]})
+    return {"content_id": content.pk, "site_status": SiteStatus.SCHEDULED, "scheduled_publish_at": scheduled_publish_at}
+
+
+def content_unschedule(*, content: Content) -> dict:
+    """Takes scheduled content off the schedule: ``not_published``, no publish time."""
+    unscheduled = (
+        Content.objects.for_account(content.account_id)
+        .filter(pk=content.pk, site_status=SiteStatus.SCHEDULED)
+        .update(site_status=SiteStatus.NOT_PUBLISHED, scheduled_publish_at=None, updated_at=timezone.now())
+    )
+    if not unscheduled:
+        raise StateConflict({"site_status": ["Content is not scheduled"]})
+    return {"content_id": content.pk, "site_status": SiteStatus.NOT_PUBLISHED, "scheduled_publish_at": None}
+
+
+@transaction.atomic
+def schedule_in_next_slot(*, content: Content, after: datetime | None = None) -> dict:
+    """Schedules the content in its site's next free publishing slot after ``after`` (now by
+    default): a publish day and time slot in the site's time zone whose day, week and month are
+    under their limits (``slots.next_free_slot``). Returns the schedule result.
+
+    The site row is locked first, so two approvals on one site never take the same slot. None
+    free within the planner's horizon is a 422 on ``scheduled_publish_at``.
+    """
+    site = Site.objects.for_account(content.account_id).select_for_update().get(pk=content.site_id)
+    after = after or timezone.now()
+    publishing = effective_settings(site=site).publishing
+    taken = taken_publish_times(
+        site=site, start=slots.window_start(after, site.time_zone), end=after + timedelta(days=slots.HORIZON_DAYS + 2), exclude=content
+    )
+    slot = slots.next_free_slot(
+        after=after,
+        time_zone=site.time_zone,
+        publish_days=publishing.publish_days,
+        time_slots=publishing.time_slots,
+        daily_limit=publishing.daily_publish_limit,
+        weekly_limit=publishing.weekly_publish_limit,
+        monthly_limit=publishing.monthly_publish_limit,
+        taken=taken,
+    )
+    if slot is None:
+        raise BusinessRuleViolation({"scheduled_publish_at": [NO_FREE_SLOT]})
+    return content_schedule(content=content, scheduled_publish_at=slot)

@@ -17,7 +17,7 @@ def publish_due() -> int:
 
 @shared_task(name="inkwell.publishing.publish_scheduled", ignore_result=True)
 def publish_scheduled(content_id: int) -> None:
-    services.publish_scheduled(content_id)
+    services.publish_scheduled(content_id=content_id)
 
 
 @shared_task(name="inkwell.publishing.deploy_changed_sites", ignore_result=True)

@@ -15,3 +15,4 @@ urlpatterns = [
     path("site-definition/", views.SiteDefinitionView.as_view(), name="publisher-site-definition"),
     *router.urls,
 ]
+

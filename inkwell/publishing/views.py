@@ -15,6 +15,8 @@ from inkwell.publishing import serializers as s
 from inkwell.publishing.filters import DeploymentFilter, PublishingRecordFilter
 from inkwell.publishing.models import Deployment, PublishingRecord
 from inkwell.tenancy.viewsets import AccountScopedViewSet
+from inkwell.writer import serializers as writer_serializers
+from inkwell.writer.models import Content
 
 
 class PublisherViewSet(AccountScopedViewSet):
@@ -110,3 +112,39 @@ class SiteDefinitionView(ApiView):
         response = ok(definition.public_definition(site))
         patch_cache_control(response, public=True, max_age=definition.cache_seconds())
         return response
+
+
+@extend_schema(tags=["writer"])
+class ContentPublishViewSet(AccountScopedViewSet):
+    """Publishing's own routes under the writer's content, at the addresses clients know
+    (``/writer/content/{id}/publish_to_cms/``, ``schedule/``, ``unschedule/``); the content is
+    reached, and gated, as the writer's content views reach it."""
+
+    module = "writer"
+    throttle_scope = "content"
+    queryset = Content.objects.all()
+    serializer_class = s.PublishStatusSerializer
+
+    @extend_schema(request=None, responses={200: s.PublishStatusSerializer, 409: ErrorEnvelopeSerializer, 502: ErrorEnvelopeSerializer})
+    def publish_to_cms(self, request, pk=None):
+        """Publishes approved content on its site's CMS now (as ``POST /publisher/publish/`` does):
+        the answer is where it stands afterwards, with the attempt's record. Content that is not
+        approved, a site with no active integration, or content already being published is a 409;
+        a CMS that refused or could not be reached is a 502 with its reason and the retry plan."""
+        content = self.get_object()
+        services.publish_now(content=content, user=request.user)
+        return ok(s.PublishStatusSerializer(selectors.publish_status(content)).data)
+
+    @extend_schema(request=writer_serializers.ScheduleInputSerializer, responses={200: writer_serializers.ScheduleResultSerializer, 409: ErrorEnvelopeSerializer})
+    def schedule(self, request, pk=None):
+        """Puts approved content on the publishing schedule: ``site_status`` becomes ``scheduled``.
+        The time must be in the future (400); content that is not approved, a site with no active
+        CMS integration, or content being published is a 409."""
+        content = self.get_object()
+        result = services.content_schedule(content=content, **validated(writer_serializers.ScheduleInputSerializer, request))
+        return ok(writer_serializers.ScheduleResultSerializer(result).data)
+
+    @extend_schema(request=None, responses={200: writer_serializers.ScheduleResultSerializer})
+    def unschedule(self, request, pk=None):
+        """Takes scheduled content off the schedule (``not_published``, no time); 409 when it is not scheduled."""
+        return ok(writer_serializers.ScheduleResultSerializer(services.content_unschedule(content=self.get_object())).data)

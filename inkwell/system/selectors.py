@@ -18,7 +18,7 @@ from inkwell.ai.client import AIClient
 from inkwell.ai.prompts import PROMPTS
 from inkwell.ai.providers import build_image_provider, build_text_provider, default_image_config, default_text_config
 from inkwell.ai.providers.base import ProviderConfig
-from inkwell.publishing.models import SiteSettings
+from inkwell.sitesettings.models import SiteSettings
 from inkwell.system.defaults import AI_PROVIDER_DEFAULTS, CONTENT_DEFAULTS, IMAGE_GENERATION_DEFAULTS, MODULES
 from inkwell.system.models import ContentSettings, IntegrationSettings, IntegrationType, ModuleSetting, PromptOverride
 from inkwell.tenancy.models import Account, Site

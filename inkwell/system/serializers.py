@@ -5,7 +5,6 @@ a 400 naming it, so a misspelt setting is never silently dropped.
 """
 
 import re
-from collections.abc import Mapping
 
 from django.conf import settings
 
@@ -13,6 +12,7 @@ from rest_framework import serializers
 
 from inkwell import netguard
 from inkwell.ai.providers import PROVIDER_NAMES
+from inkwell.api.serializers import REQUIRED, OptionalFieldsMixin, RejectUnknownFieldsMixin
 from inkwell.system.defaults import (
     ARTICLE_LENGTH_RANGE,
     IMAGE_SIZES,
@@ -30,11 +30,9 @@ from inkwell.system.defaults import (
 from inkwell.system.models import AIModel, IntegrationType
 
 # The spec's field messages (Errors / Field-level messages, System rows), word for word.
-REQUIRED = "This field is required"
 INVALID_API_KEY = "Invalid API key format"
 INVALID_INTEGRATION_TYPE = "Invalid integration type"
 
-UNKNOWN_FIELD = "Unknown field"
 UNKNOWN_MODULE = "Unknown module"
 ENDPOINT_NOT_ALLOWED = "This address is not allowed for a provider endpoint"
 INVALID_TIME = "Enter a time as HH:MM"
@@ -43,40 +41,6 @@ DUPLICATE_TIME = "Each time may appear once"
 API_KEY_FORMAT = re.compile(r"[A-Za-z0-9._-]{20,200}")
 TIME_OF_DAY = re.compile(r"([01][0-9]|2[0-3]):[0-5][0-9]")
 MAX_PROMPT_LENGTH = 20000
-
-
-class RejectUnknownFieldsMixin:
-    """Refuses fields the serializer does not have (400 ``Unknown field`` on each), except the
-    read-only fields of ``echoes``, the serializer of the matching GET: what a GET answers can
-    be sent back unchanged, and its read-only fields are ignored."""
-
-    unknown_field_message = UNKNOWN_FIELD
-    echoes: type[serializers.Serializer] | None = None
-
-    def to_internal_value(self, data):
-        if isinstance(data, Mapping) and self.echoes is not None:
-            echoed = {name for name, field in self.echoes().fields.items() if field.read_only and name not in self.fields}
-            data = {name: value for name, value in data.items() if name not in echoed}
-        unknown = sorted(set(data) - set(self.fields)) if isinstance(data, Mapping) else []
-        unknown_errors = {name: [self.unknown_field_message] for name in unknown}
-        try:
-            values = super().to_internal_value(data)
-        except serializers.ValidationError as error:
-            if isinstance(error.detail, dict):
-                error.detail.update(unknown_errors)
-            raise
-        if unknown_errors:
-            raise serializers.ValidationError(unknown_errors)
-        return values
-
-
-class OptionalFieldsMixin:
-    """Every field optional: a save changes only the fields it names."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        for field in self.fields.values():
-            field.required = False
 
 
 class ApiKeyField(serializers.CharField):

@@ -1,5 +1,4 @@
 from django.http import JsonResponse
-from django_filters import rest_framework as filters
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema, inline_serializer
 from rest_framework import mixins, serializers
@@ -8,13 +7,13 @@ from rest_framework.permissions import IsAuthenticated
 
 from inkwell.ai.prompts import PROMPT_TYPE_NAMES, PROMPTS
 from inkwell.api.envelope import ok, success_body
-from inkwell.api.filters import BooleanFilter
 from inkwell.api.idempotency import idempotent
 from inkwell.api.views import ApiGenericViewSet, ApiView, validated
 from inkwell.system import selectors, services
 from inkwell.system import serializers as s
+from inkwell.system.filters import AIModelFilter
 from inkwell.system.health import system_health
-from inkwell.system.models import AIModel, AIModelKind, IntegrationType
+from inkwell.system.models import AIModel, IntegrationType
 from inkwell.tenancy.models import MANAGER_ROLES
 
 HEALTH_RESULT = inline_serializer(
@@ -236,13 +235,6 @@ class ModulesView(SystemSettingsView):
 # The AI model catalogue.
 
 
-class AIModelFilter(filters.FilterSet):
-    kind = filters.ChoiceFilter(choices=AIModelKind.choices)
-    is_active = BooleanFilter()
-
-    class Meta:
-        model = AIModel
-        fields = ["kind", "is_active"]
 
 
 @extend_schema(tags=["system"])

@@ -6,6 +6,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.exceptions import PermissionDenied
 
+from inkwell.api.serializers import REQUIRED
 from inkwell.tenancy.access import can_access_site
 from inkwell.tenancy.models import (
     Account,
@@ -24,7 +25,7 @@ from inkwell.tenancy.models import (
 
 SITE_NOT_YOURS = "Site must belong to your account"
 SECTOR_NOT_IN_SITE = "Sector must belong to the selected site"
-REQUIRED = "This field is required"
+
 HOSTNAME = re.compile(r"^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*(:\d{1,5})?$")
 TIME_ZONES = frozenset(available_timezones())
 

@@ -15,7 +15,6 @@ from django.utils.text import slugify
 from rest_framework.exceptions import PermissionDenied, ValidationError
 
 from inkwell.api.exceptions import Conflict, InvalidCredentials, PlanLimitReached
-from inkwell.billing.services import open_ledger
 from inkwell.tenancy import api_keys, logins, tokens
 from inkwell.tenancy.models import (
     Account,
@@ -32,6 +31,7 @@ from inkwell.tenancy.models import (
     SubscriptionStatus,
     User,
 )
+from inkwell.tenancy.signals import account_opened
 
 logger = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ def _plan_limit(account: Account, limit: str, current: int) -> None:
         raise PlanLimitReached({limit: [f"Your plan allows at most {getattr(plan, limit)}"]})
 
 
-def lock_account(account: Account) -> None:
+def lock_account(*, account: Account) -> None:
     """Serialises limit-checked creations of one account, so concurrent requests cannot both pass a limit."""
     Account.objects.select_for_update().filter(pk=account.pk).exists()
 
@@ -77,7 +77,7 @@ def account_register(*, email: str, password: str, first_name: str = "", last_na
     plan = Plan.objects.get(slug=settings.INKWELL_DEFAULT_PLAN)
     signup_credits = settings.INKWELL_SIGNUP_CREDITS
     account = Account.objects.create(name=account_name.strip() or f"{first_name.strip() or email.split('@')[0]}'s account")
-    open_ledger(account, initial_credits=plan.signup_credits if signup_credits is None else signup_credits)
+    account_opened.send(sender=Account, account=account, signup_credits=plan.signup_credits if signup_credits is None else signup_credits)
     now = timezone.now()
     Subscription.objects.create(
         account=account, plan=plan, status=SubscriptionStatus.ACTIVE, current_period_start=now, current_period_end=now + SUBSCRIPTION_PERIOD
@@ -128,7 +128,7 @@ def user_create(
     email = email.strip().lower()
     if _email_taken(email):
         raise Conflict({"email": [EMAIL_TAKEN]})
-    lock_account(account)
+    lock_account(account=account)
     _plan_limit(account, "max_users", User.objects.for_account(account).filter(is_active=True).count())
     try:
         with transaction.atomic():
@@ -163,7 +163,7 @@ def user_update(
         if not is_active and (user.pk == actor.pk or _last_owner(user)):
             raise Conflict({"is_active": ["This user cannot be deactivated"]})
         if is_active:
-            lock_account(user.account)
+            lock_account(account=user.account)
             _plan_limit(user.account, "max_users", User.objects.for_account(user.account).filter(is_active=True).count())
         user.is_active = is_active
         deactivated = not is_active
@@ -254,7 +254,7 @@ def _unique_site_slug(name: str) -> str:
 
 @transaction.atomic
 def site_create(*, account: Account, name: str, domain: str, time_zone: str = "UTC", is_active: bool = True) -> Site:
-    lock_account(account)
+    lock_account(account=account)
     _plan_limit(account, "max_sites", Site.objects.for_account(account).count())
     if Site.objects.for_account(account).filter(domain__iexact=domain).exists():
         raise Conflict({"domain": ["A site with this domain already exists"]})

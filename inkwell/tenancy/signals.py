@@ -1,10 +1,15 @@
-"""Cached principals (``inkwell.tenancy.principal``) are forgotten when a row they hold changes."""
+"""Cached principals (``inkwell.tenancy.principal``) are forgotten when a row they hold changes;
+``account_opened`` tells the domains above tenancy that a new account exists."""
 
 from django.db.models.signals import post_delete, post_save
-from django.dispatch import receiver
+from django.dispatch import Signal, receiver
 
 from inkwell.tenancy import principal
 from inkwell.tenancy.models import Account, Plan, Role, Subscription, User
+
+# Sent by ``account_register`` inside its transaction, with ``account`` and ``signup_credits``:
+# billing opens the account's ledger (a receiver that fails undoes the sign-up).
+account_opened = Signal()
 
 
 @receiver([post_save, post_delete], sender=User, dispatch_uid="principal_user_changed")

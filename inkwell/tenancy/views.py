@@ -1,15 +1,14 @@
 from django.contrib.auth import login, logout
 from django.db.models import Prefetch
-from django_filters import rest_framework as filters
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import mixins, serializers
 from rest_framework.permissions import AllowAny
 
 from inkwell.api.envelope import created, ok
-from inkwell.api.filters import BooleanFilter, IdFilter
 from inkwell.api.views import ApiReadOnlyModelViewSet, ApiView, validated
 from inkwell.tenancy import selectors, services, tokens
 from inkwell.tenancy import serializers as s
+from inkwell.tenancy.filters import SectorFilter, SiteAccessFilter, SiteFilter, UserFilter
 from inkwell.tenancy.models import MANAGER_ROLES, Account, ApiKey, Industry, Plan, Role, Sector, Site, SiteUserAccess, Subscription, User
 from inkwell.tenancy.permissions import ALL_ROLES
 from inkwell.tenancy.viewsets import AccountScopedViewSet
@@ -169,13 +168,6 @@ class SubscriptionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Acco
     allow_inactive_plan = True
 
 
-class UserFilter(filters.FilterSet):
-    role = filters.CharFilter(field_name="role__name")
-    is_active = BooleanFilter()
-
-    class Meta:
-        model = User
-        fields = ["role", "is_active"]
 
 
 @extend_schema(tags=["users"])
@@ -209,12 +201,6 @@ class UserViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destr
         services.user_delete(user=instance, actor=self.request.user)
 
 
-class SiteFilter(filters.FilterSet):
-    is_active = BooleanFilter()
-
-    class Meta:
-        model = Site
-        fields = ["is_active"]
 
 
 @extend_schema(tags=["sites"])
@@ -241,13 +227,6 @@ class SiteViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destr
 
 
 
-class SectorFilter(filters.FilterSet):
-    site_id = IdFilter(field_name="site_id")
-    industry_sector_id = IdFilter(field_name="industry_sector_id")
-
-    class Meta:
-        model = Sector
-        fields = ["site_id", "industry_sector_id"]
 
 
 @extend_schema(tags=["sites"])
@@ -274,13 +253,6 @@ class SectorViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Des
 
 
 
-class SiteAccessFilter(filters.FilterSet):
-    user_id = IdFilter(field_name="user_id")
-    site_id = IdFilter(field_name="site_id")
-
-    class Meta:
-        model = SiteUserAccess
-        fields = ["user_id", "site_id"]
 
 
 @extend_schema(tags=["users"])

@@ -4,7 +4,10 @@ from django.db.models import Q
 from django_filters import rest_framework as filters
 
 from inkwell.api.filters import IdFilter
-from inkwell.writer.models import Content, ContentStatus, SiteStatus, Task, TaskStatus, Taxonomy, TaxonomyType
+from inkwell.writer.image_serializers import (
+    INVALID_IMAGE_TYPE,
+)
+from inkwell.writer.models import Content, ContentStatus, Image, ImageStatus, ImageType, SiteStatus, Task, TaskStatus, Taxonomy, TaxonomyType
 from inkwell.writer.serializers import INVALID_STATUS
 
 MAX_SEARCH_LENGTH = 200
@@ -71,3 +74,14 @@ class TaxonomyFilter(filters.FilterSet):
     class Meta:
         model = Taxonomy
         fields = ["site_id", "taxonomy_type", "parent_id"]
+
+
+class ImageFilter(filters.FilterSet):
+    content_id = IdFilter(field_name="content_id")
+    site_id = IdFilter(field_name="site_id")
+    image_type = filters.ChoiceFilter(choices=ImageType.choices, error_messages={"invalid_choice": INVALID_IMAGE_TYPE})
+    status = filters.ChoiceFilter(choices=ImageStatus.choices, error_messages={"invalid_choice": INVALID_STATUS})
+
+    class Meta:
+        model = Image
+        fields = ["content_id", "site_id", "image_type", "status"]

@@ -4,7 +4,7 @@ from rest_framework import serializers
 from rest_framework.exceptions import PermissionDenied
 
 from inkwell.tenancy.access import can_access_site
-from inkwell.writer.images import MAX_IMAGES_PER_REQUEST
+from inkwell.writer.services import MAX_IMAGES_PER_REQUEST
 from inkwell.writer.models import Content, Image, ImageType
 
 INVALID_IMAGE_TYPE = "Invalid image type"

@@ -10,26 +10,24 @@ from django.core.files.storage import FileSystemStorage, storages
 from django.http import Http404
 from django.urls import re_path
 from django.views.static import serve
-from django_filters import rest_framework as filters
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins
 from rest_framework.decorators import action
 
-from inkwell.api.filters import IdFilter
 from inkwell.api.idempotency import idempotent
 from inkwell.api.views import validated
 from inkwell.jobs.serializers import JobStartedSerializer
 from inkwell.jobs.views import job_accepted
 from inkwell.tenancy.viewsets import AccountScopedViewSet
-from inkwell.writer import images
+from inkwell.writer import services as writer_services
+from inkwell.writer.filters import ImageFilter
 from inkwell.writer.image_serializers import (
-    INVALID_IMAGE_TYPE,
     GenerateForContentInputSerializer,
     GenerateImagesInputSerializer,
     ImageSerializer,
     RegenerateImageInputSerializer,
 )
-from inkwell.writer.models import Content, Image, ImageStatus, ImageType
+from inkwell.writer.models import Content, Image
 
 INVALID_STATUS = "Invalid status value"
 
@@ -38,21 +36,12 @@ def generate_images_response(request, content: Content):
     """The answer of ``POST /writer/content/{id}/generate_images/`` (body ``{image_type?, count?}``)
     for a content the view has already resolved: the body is validated here, then the job starts (202)."""
     data = validated(GenerateImagesInputSerializer, request)
-    job = images.start_image_generation(
+    job = writer_services.start_image_generation(
         account=request.account, content=content, user=request.user, image_type=data.get("image_type"), count=data.get("count")
     )
     return job_accepted(job)
 
 
-class ImageFilter(filters.FilterSet):
-    content_id = IdFilter(field_name="content_id")
-    site_id = IdFilter(field_name="site_id")
-    image_type = filters.ChoiceFilter(choices=ImageType.choices, error_messages={"invalid_choice": INVALID_IMAGE_TYPE})
-    status = filters.ChoiceFilter(choices=ImageStatus.choices, error_messages={"invalid_choice": INVALID_STATUS})
-
-    class Meta:
-        model = Image
-        fields = ["content_id", "site_id", "image_type", "status"]
 
 
 @extend_schema(tags=["writer"])
@@ -71,7 +60,7 @@ class ImageViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, AccountScop
     @idempotent
     def generate_for_content(self, request):
         data = validated(GenerateForContentInputSerializer, request)
-        job = images.start_image_generation(
+        job = writer_services.start_image_generation(
             account=request.account, content=data["content"], user=request.user, image_type=data.get("image_type"), count=data.get("count")
         )
         return job_accepted(job)
@@ -81,7 +70,7 @@ class ImageViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, AccountScop
     @idempotent
     def regenerate(self, request):
         data = validated(RegenerateImageInputSerializer, request)
-        job = images.start_image_regeneration(account=request.account, image=data["image"], user=request.user, prompt=data.get("prompt"))
+        job = writer_services.start_image_regeneration(account=request.account, image=data["image"], user=request.user, prompt=data.get("prompt"))
         return job_accepted(job)
 
 

@@ -3,9 +3,13 @@
 import difflib
 
 from django.db.models import QuerySet
+from rest_framework.exceptions import ValidationError
 
+from inkwell.ai.types import ArticleDraft
+from inkwell.billing.services import cost_of
+from inkwell.system.selectors import content_settings, integration_settings
 from inkwell.tenancy.models import Account
-from inkwell.writer.models import Content, ContentRevision
+from inkwell.writer.models import Content, ContentRevision, ImageType, Task
 
 DIFFED_FIELDS = ("title", "meta_title", "meta_description", "html")
 
@@ -37,3 +41,55 @@ def version_diff(old, new) -> list[dict]:
             lines.append((line[:1], line[1:]))
         fields.append({"field": name, "lines": lines})
     return fields
+
+
+def idea_task_ids(*, account: Account, idea_ids) -> dict[int, int]:
+    """``{idea_id: task_id}`` of the ideas that already became a writer task."""
+    return dict(Task.objects.for_account(account).filter(idea_id__in=list(idea_ids)).values_list("idea_id", "id"))
+
+
+# Images
+
+
+PROMPT_EXTRACTION = "image_prompt_extraction"
+
+
+IMAGE_GENERATION = "image_generation"
+
+
+def image_settings(account: Account) -> dict:
+    """The account's effective image size, style and max_images."""
+    values = integration_settings(account, "image_generation")
+    return {"size": values["size"], "style": values["style"], "max_images": values["max_images"]}
+
+
+def image_count(account: Account, image_type: str | None, count: int | None, *, max_images: int) -> int:
+    """How many images a request makes: ``count``, at most the account's ``max_images``; by default
+    one featured image, or the account's ``images_per_article`` (at least one, at most ``max_images``)."""
+    if count is not None:
+        if count > max_images:
+            raise ValidationError({"count": [f"Ensure this value is less than or equal to {max_images} (image settings max_images)."]})
+        return count
+    if image_type == ImageType.FEATURED:
+        return 1
+    per_article = content_settings(account, "content_generation")["images_per_article"]
+    return max(1, min(per_article, max_images))
+
+
+def generation_cost(account: Account, *, image_type: str | None = None, count: int | None = None) -> int:
+    """What ``start_image_generation`` (phase ``all``) holds for these arguments: the prompts, then the images."""
+    count = image_count(account, image_type, count, max_images=image_settings(account)["max_images"])
+    return cost_of(operation_type=PROMPT_EXTRACTION, units=1) + cost_of(operation_type=IMAGE_GENERATION, units=count)
+
+
+def article_of(content: Content) -> ArticleDraft:
+    """The content as the AI engine reads an article (its headings come from the HTML)."""
+    return ArticleDraft(
+        title=content.title,
+        meta_title=content.meta_title,
+        meta_description=content.meta_description,
+        focus_keyword=content.focus_keyword,
+        outline=[],
+        html=content.html,
+        word_count=content.word_count,
+    )

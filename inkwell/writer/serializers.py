@@ -5,9 +5,10 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from inkwell.ai.local.phrases import STRUCTURES, TONES
+from inkwell.ai.types import STRUCTURES, TONES
 from inkwell.api import fields
 from inkwell.planner.models import ContentIdea
+from inkwell.planner.serializers import OVERLAP_FLAGGED_HELP, OVERLAPS_HELP, OverlapSerializer
 from inkwell.tenancy.serializers import AccountSectorField, AccountSiteField, SiteSectorPayloadMixin
 from inkwell.writer.models import Content, ContentRevision, ContentStatus, SiteStatus, Task, Taxonomy, TaxonomyType
 
@@ -78,32 +79,6 @@ def text_list(max_item_length: int, **kwargs) -> serializers.ListField:
     return serializers.ListField(
         child=serializers.CharField(max_length=max_item_length), max_length=MAX_LIST_ITEMS, required=False, **kwargs
     )
-
-
-# Cannibalization guard (#19, inkwell.writer.overlaps)
-
-class OverlapPieceSerializer(serializers.Serializer):
-    id = serializers.IntegerField(help_text="The idea's, task's or content's id.")
-    kind = serializers.CharField(help_text="`idea`, `task` or `content` (posts synced from the CMS are contents).")
-    title = serializers.CharField()
-
-
-class OverlapSerializer(OverlapPieceSerializer):
-    similarity = serializers.FloatField(help_text="Cosine similarity of the two pieces' meaning (title and target keywords), 0 to 1.")
-
-
-class OverlapPairSerializer(serializers.Serializer):
-    site_id = serializers.IntegerField()
-    similarity = serializers.FloatField(help_text="Cosine similarity of the two pieces' meaning, 0 to 1; closest pairs first.")
-    first = OverlapPieceSerializer()
-    second = OverlapPieceSerializer()
-
-
-OVERLAPS_HELP = (
-    "The site's ideas, tasks and contents this one competed with for the same search intent when it was created "
-    "(similarity at least AI_OVERLAP_SIMILARITY), closest first, at most 10. Informational: nothing is blocked."
-)
-OVERLAP_FLAGGED_HELP = "True when `overlaps` was not empty at creation."
 
 
 # Tasks

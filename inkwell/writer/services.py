@@ -1,24 +1,26 @@
 """Writes of the writer domain: tasks, content and its workflow, schedules and taxonomies."""
 
-from django.db import transaction
+from django.db import models, transaction
+from django.db.models import Max, QuerySet
 from django.utils import timezone
 from django.utils.text import slugify
 from rest_framework.exceptions import ValidationError
 
 from inkwell.api.exceptions import Conflict, StateConflict
-from inkwell.billing.services import cost_of, reserve_for_job
-from inkwell.integration.models import SiteIntegration
+from inkwell.billing.services import cost_of, reserve, reserve_for_job
 from inkwell.jobs.models import Job
 from inkwell.jobs.services import start_job
-from inkwell.notifications.models import NotificationType
-from inkwell.notifications.services import notify
+from inkwell.notifications import events
 from inkwell.planner.models import ContentIdea, IdeaStatus
+from inkwell.planner.services import INSERT_BATCH_SIZE, TaskSkipReason
 from inkwell.system.selectors import content_settings
 from inkwell.tenancy.models import Account, Sector, Site, User
 from inkwell.tenancy.serializers import REQUIRED, SECTOR_NOT_IN_SITE
-from inkwell.writer.models import Content, ContentRevision, ContentStatus, SiteStatus, Task, TaskStatus, Taxonomy, TaxonomyType
+from inkwell.writer import selectors
+from inkwell.writer.models import Content, ContentRevision, ContentStatus, Image, ImageStatus, ImageType, Task, TaskStatus, Taxonomy, TaxonomyType
 from inkwell.writer.overlaps import flag_new_tasks
 from inkwell.writer.sanitize import clean_html, plain_text, visible_word_count
+from inkwell.writer.selectors import IMAGE_GENERATION, PROMPT_EXTRACTION, image_count, image_settings
 from inkwell.writer.signals import content_approved
 
 GENERATE_CONTENT = "writer.generate_content"
@@ -38,7 +40,6 @@ IDEA_TAKEN = "This idea already has a task"
 IDEA_NOT_IN_SITE = "Idea must belong to the selected site"
 TAXONOMY_NOT_IN_SITE = "Taxonomy must belong to the content's site"
 NOT_APPROVED = "Only approved content can be published or scheduled; this content is {status}: move it to approved first (update_content with status approved)"
-NO_ACTIVE_INTEGRATION = "This site has no active CMS integration: connect one (POST /api/v1/integration/) or activate it first"
 
 
 # Tasks
@@ -93,7 +94,7 @@ def tasks_bulk_create(*, account: Account, items: list[dict]) -> list[Task]:
     _check_ideas_free(account, idea_ids, lambda index: f"tasks.{index}.idea_id")
     defaults = _task_defaults(account)
     tasks = [_new_task(account, defaults, item) for item in items]
-    flag_new_tasks(account, tasks)
+    flag_new_tasks(account=account, tasks=tasks)
     tasks = Task.objects.bulk_create(tasks)
     _mark_ideas_converted(account, idea_ids)
     return tasks
@@ -103,7 +104,7 @@ def tasks_bulk_create(*, account: Account, items: list[dict]) -> list[Task]:
 def task_create(*, account: Account, **fields) -> Task:
     _check_ideas_free(account, [_idea_id(fields)], lambda index: "idea_id")
     task = _new_task(account, _task_defaults(account), fields)
-    flag_new_tasks(account, [task])
+    flag_new_tasks(account=account, tasks=[task])
     task.save()
     _mark_ideas_converted(account, [task.idea_id])
     return task
@@ -144,7 +145,7 @@ def start_content_generation(*, account: Account, task: Task, user: User | None,
     (``content_generation`` per requested word): 402 when the balance cannot cover it, 409 when
     the task is generating already; either way nothing changes. ``inline``: the caller runs the
     job itself (``jobs.services.start_job``)."""
-    amount = cost_of("content_generation", task.word_count)
+    amount = cost_of(operation_type="content_generation", units=task.word_count)
     with transaction.atomic():
         claimed = (
             Task.objects.for_account(account)
@@ -160,7 +161,7 @@ def start_content_generation(*, account: Account, task: Task, user: User | None,
             params={"task_id": task.pk},
             site=task.site,
             user=user,
-            prepare=reserve_for_job("content_generation", amount, description=f"Content: {task.title}"[:255]),
+            prepare=reserve_for_job(operation_type="content_generation", amount=amount, description=f"Content: {task.title}"[:255]),
             inline=inline,
         )
 
@@ -229,16 +230,7 @@ def _check_taxonomies_of_site(taxonomies: list[Taxonomy] | None, site_id: int) -
 
 
 def _notify_ready_for_review(account: Account, content: Content) -> None:
-    notify(
-        account,
-        NotificationType.CONTENT_READY_REVIEW,
-        title="",
-        message=f'"{content.title}" is ready for review.',
-        action_label="Review",
-        action_url=f"/writer/content/{content.pk}",
-        metadata={"count": 1, "content_id": content.pk},
-        site=content.site,
-    )
+    events.content_ready_for_review(account=account, site=content.site, content_id=content.pk, content_title=content.title)
 
 
 @transaction.atomic
@@ -289,41 +281,69 @@ def content_update(*, account: Account, content: Content, user: User | None, **f
     return current
 
 
-def check_publishable(content: Content) -> None:
+def check_publishable(*, content: Content) -> None:
     """The editorial gate: only approved content may go to a CMS (409 saying what to do).
     Content published before was approved then: publishing it again updates its post."""
     if content.status not in PUBLISHABLE_STATUSES:
         raise StateConflict({"status": [NOT_APPROVED.format(status=content.status)]})
 
 
-def content_schedule(*, content: Content, scheduled_publish_at) -> dict:
-    """Places approved content of a site with an active CMS integration on the publishing
-    schedule (any publishing status but ``publishing``). What would fail at its time is refused
-    now: content that is not approved, or a site with no active integration (409)."""
-    check_publishable(content)
-    if not SiteIntegration.objects.for_account(content.account_id).filter(site_id=content.site_id, is_active=True).exists():
-        raise StateConflict({"site": [NO_ACTIVE_INTEGRATION]})
-    scheduled = (
-        Content.objects.for_account(content.account_id)
-        .filter(pk=content.pk, status__in=PUBLISHABLE_STATUSES)
-        .exclude(site_status=SiteStatus.PUBLISHING)
-        .update(site_status=SiteStatus.SCHEDULED, scheduled_publish_at=scheduled_publish_at, updated_at=timezone.now())
-    )
-    if not scheduled:
-        raise StateConflict({"site_status": ["Content that is being published cannot be scheduled"]})
-    return {"content_id": content.pk, "site_status": SiteStatus.SCHEDULED, "scheduled_publish_at": scheduled_publish_at}
+# Tasks made from ideas
 
 
-def content_unschedule(*, content: Content) -> dict:
-    """Takes scheduled content off the schedule: ``not_published``, no publish time."""
-    unscheduled = (
-        Content.objects.for_account(content.account_id)
-        .filter(pk=content.pk, site_status=SiteStatus.SCHEDULED)
-        .update(site_status=SiteStatus.NOT_PUBLISHED, scheduled_publish_at=None, updated_at=timezone.now())
-    )
-    if not unscheduled:
-        raise StateConflict({"site_status": ["Content is not scheduled"]})
-    return {"content_id": content.pk, "site_status": SiteStatus.NOT_PUBLISHED, "scheduled_publish_at": None}
+@transaction.atomic
+def create_tasks(*, account: Account, ideas: QuerySet, idea_ids: list[int]) -> dict:
+    """Turns ideas (of ``ideas``, the caller's scoped queryset) into writer tasks, once each.
+
+    An idea that already has a task is reported in ``skipped`` with that task's id, not converted
+    again; the ideas' rows are locked first, so concurrent calls for one idea make one task (the
+    ``writer_task_once_per_idea`` constraint backs this up). A task's sector is the idea's, else
+    the first sector of its site. Length and tone come from the account's content settings.
+    """
+    wanted = list(dict.fromkeys(idea_ids))
+    found = {idea.pk: idea for idea in ideas.filter(pk__in=wanted).select_for_update(of=("self",)).order_by("pk")}
+    existing = selectors.idea_task_ids(account=account, idea_ids=found)
+    first_sectors: dict[int, int] = {}
+    site_sectors = Sector.objects.for_account(account).filter(site_id__in={idea.site_id for idea in found.values()}).order_by("site_id", "id")
+    for site_id, sector_id in site_sectors.values_list("site_id", "id"):
+        first_sectors.setdefault(site_id, sector_id)
+    defaults = content_settings(account, "content_generation")
+    tasks, skipped = [], []
+    for idea_id in wanted:
+        idea = found.get(idea_id)
+        sector_id = None if idea is None else idea.sector_id or first_sectors.get(idea.site_id)
+        if idea is None:
+            skipped.append({"idea_id": idea_id, "reason": TaskSkipReason.NOT_FOUND, "task_id": None})
+        elif idea_id in existing:
+            skipped.append({"idea_id": idea_id, "reason": TaskSkipReason.ALREADY_CONVERTED, "task_id": existing[idea_id]})
+        elif sector_id is None:
+            skipped.append({"idea_id": idea_id, "reason": TaskSkipReason.NO_SECTOR, "task_id": None})
+        else:
+            tasks.append(
+                Task(
+                    account=account,
+                    site_id=idea.site_id,
+                    sector_id=sector_id,
+                    idea=idea,
+                    cluster_id=idea.cluster_id,
+                    title=idea.title,
+                    description=idea.description,
+                    keywords=idea.target_keywords,
+                    outline=idea.outline,
+                    content_type=idea.content_type,
+                    content_structure=idea.content_structure,
+                    word_count=defaults["default_article_length"],
+                    tone=defaults["default_tone"],
+                )
+            )
+    flag_new_tasks(account=account, tasks=tasks)
+    Task.objects.bulk_create(tasks, batch_size=INSERT_BATCH_SIZE)
+    converted = [task.idea_id for task in tasks] + list(existing)
+    if converted:
+        ContentIdea.objects.for_account(account).filter(pk__in=converted).exclude(status=IdeaStatus.CONVERTED).update(
+            status=IdeaStatus.CONVERTED, updated_at=timezone.now()
+        )
+    return {"created": len(tasks), "task_ids": [task.pk for task in tasks], "skipped": skipped}
 
 
 # Taxonomies
@@ -344,3 +364,150 @@ def taxonomy_create(*, account: Account, site: Site, taxonomy_type: str, name: s
         raise Conflict({"slug": [f"A {label} with this slug already exists on this site"]})
     return Taxonomy.objects.create(account=account, site=site, taxonomy_type=taxonomy_type, name=name, slug=slug, parent=parent)
 
+
+# Images
+
+
+GENERATE_IMAGES = "writer.generate_images"
+
+
+REGENERATE_IMAGE = "writer.regenerate_image"
+
+
+# Every image of one request is one provider call; the settings cap images per article at 8 too.
+MAX_IMAGES_PER_REQUEST = 8
+
+
+IMAGE_PENDING = "This image is still being generated"
+
+
+class Phase(models.TextChoices):
+    ALL = "all", "Prompts, then images"
+    PROMPTS = "prompts", "Prompts only"
+    IMAGES = "images", "Images of prompted pending images"
+
+
+@transaction.atomic
+def image_alt_text_update(*, image: Image, alt_text: str) -> Image:
+    """A person's alt text for the image (what screen readers say, and what the CMS receives)."""
+    image.alt_text = alt_text
+    image.save(update_fields=["alt_text", "updated_at"])
+    return image
+
+
+def start_image_generation(
+    *,
+    account: Account,
+    content: Content,
+    user: User | None,
+    image_type: str | None = None,
+    count: int | None = None,
+    phase: str = Phase.ALL,
+    use_testing: bool = False,
+    inline: bool = False,
+) -> Job:
+    """Starts ``writer.generate_images`` for ``content``: reserves its credits (402 when short,
+    and then nothing is created) and creates its images as ``pending`` rows.
+
+    ``phase``: ``all`` (prompts, then images) or ``prompts`` (the rows and their prompts only).
+    ``use_testing``: the prompts are written with the testing model. ``inline``: the caller runs
+    the job itself (``jobs.services.start_job``)."""
+    if phase not in (Phase.ALL, Phase.PROMPTS):
+        raise ValueError(f"start_image_generation runs phase all or prompts, not {phase!r}")
+    max_images = image_settings(account)["max_images"]
+    count = image_count(account, image_type, count, max_images=max_images)
+    images = Image.objects.for_account(account).filter(content=content)
+    if image_type is None:
+        has_featured = images.filter(image_type=ImageType.FEATURED).exclude(status=ImageStatus.FAILED).exists()
+        first_type = ImageType.IN_ARTICLE if has_featured else ImageType.FEATURED
+    else:
+        first_type = image_type
+    last_position = images.aggregate(last=Max("position"))["last"]
+    first_position = 0 if last_position is None else last_position + 1
+
+    def prepare(job: Job) -> None:
+        held = {"job": job, "site": content.site, "related": ("content", content.pk)}
+        reserve(account=account, operation_type=PROMPT_EXTRACTION, amount=cost_of(operation_type=PROMPT_EXTRACTION, units=1), description=f"Image prompts: {content.title}"[:255], **held)
+        if phase == Phase.ALL:
+            reserve(account=account, operation_type=IMAGE_GENERATION, amount=cost_of(operation_type=IMAGE_GENERATION, units=count), description=f"Images: {content.title}"[:255], **held)
+        created = Image.objects.bulk_create(
+            Image(
+                account=account,
+                site_id=content.site_id,
+                content=content,
+                image_type=first_type if index == 0 else ImageType.IN_ARTICLE,
+                position=first_position + index,
+                prompt="",
+            )
+            for index in range(count)
+        )
+        job.params = {**job.params, "image_ids": [image.pk for image in created]}
+        job.save(update_fields=["params"])
+
+    return start_job(
+        account=account,
+        kind=GENERATE_IMAGES,
+        params={"content_id": content.pk, "image_type": image_type, "count": count, "phase": phase, "use_testing": use_testing},
+        site=content.site,
+        user=user,
+        prepare=prepare,
+        inline=inline,
+    )
+
+
+def start_prompted_image_generation(
+    *, account: Account, content: Content, user: User | None, image_ids: list[int], use_testing: bool = False, inline: bool = False
+) -> Job:
+    """Starts ``writer.generate_images`` in phase ``images`` for pending images of ``content`` that
+    have a prompt (those of ``image_ids``); reserves their credits (402 when short)."""
+    images = list(
+        Image.objects.for_account(account).filter(content=content, pk__in=image_ids, status=ImageStatus.PENDING).exclude(prompt="").values_list("pk", flat=True)
+    )
+    if not images:
+        raise ValidationError({"image_ids": ["No pending image of this content has a prompt"]})
+
+    def prepare(job: Job) -> None:
+        reserve(
+            account=account,
+            operation_type=IMAGE_GENERATION,
+            amount=cost_of(operation_type=IMAGE_GENERATION, units=len(images)),
+            job=job,
+            site=content.site,
+            related=("content", content.pk),
+            description=f"Images: {content.title}"[:255],
+        )
+
+    return start_job(
+        account=account,
+        kind=GENERATE_IMAGES,
+        params={"content_id": content.pk, "image_ids": images, "count": len(images), "phase": Phase.IMAGES, "use_testing": use_testing},
+        site=content.site,
+        user=user,
+        prepare=prepare,
+        inline=inline,
+    )
+
+
+def start_image_regeneration(*, account: Account, image: Image, user: User | None, prompt: str | None = None) -> Job:
+    """Starts ``writer.regenerate_image``: one new file for ``image`` (with ``prompt``, which
+    replaces the image's own once the new file is saved). 409 while the image is being generated."""
+    if image.status == ImageStatus.PENDING:
+        raise StateConflict({"image_id": [IMAGE_PENDING]})
+    prompt = (prompt or "").strip() or image.prompt
+    if not prompt:
+        raise ValidationError({"prompt": ["This field is required"]})
+
+    def prepare(job: Job) -> None:
+        cost = cost_of(operation_type=IMAGE_GENERATION, units=1)
+        reserve(
+            account=account, operation_type=IMAGE_GENERATION, amount=cost, job=job, site=image.site, related=("image", image.pk), description=f"Image regenerated: #{image.pk}"
+        )
+
+    return start_job(
+        account=account,
+        kind=REGENERATE_IMAGE,
+        params={"image_id": image.pk, "content_id": image.content_id, "prompt": prompt},
+        site=image.site,
+        user=user,
+        prepare=prepare,
+    )

@@ -8,20 +8,21 @@ from rest_framework.decorators import action
 from inkwell.api.envelope import created, ok
 from inkwell.api.idempotency import idempotent
 from inkwell.api.schema import ErrorEnvelopeSerializer
-from inkwell.api.views import validated
+from inkwell.api.views import validated, validated_query
 from inkwell.jobs.serializers import JobStartedSerializer
 from inkwell.jobs.views import job_accepted
-from inkwell.publishing import services as publishing
-from inkwell.publishing.selectors import publish_status
-from inkwell.publishing.serializers import PublishStatusSerializer
+from inkwell.planner import serializers as planner_serializers
+from inkwell.planner.models import ContentIdea
+from inkwell.planner.overlaps import competing_pairs
+from inkwell.planner.views import PlannerViewSet
+from inkwell.tenancy.access import restrict_to_accessible_sites
 from inkwell.tenancy.viewsets import AccountScopedViewSet
 from inkwell.writer import serializers as s
-from inkwell.writer import selectors, services
+from inkwell.writer import overlaps, selectors, services
 from inkwell.writer.filters import ContentFilter, TaskFilter, TaxonomyFilter
 from inkwell.writer.image_serializers import GenerateImagesInputSerializer
 from inkwell.writer.image_views import generate_images_response
 from inkwell.writer.models import Content, Task, Taxonomy
-from inkwell.writer.overlaps import content_overlaps
 
 
 class WriterViewSet(AccountScopedViewSet):
@@ -95,7 +96,7 @@ class ContentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, WriterVie
     def create(self, request):
         """A new draft; the answer's `overlaps` lists the site's pieces it competes with (nothing is blocked)."""
         content = services.content_create(account=request.account, **validated(s.ContentCreateInputSerializer, request))
-        content.overlaps = content_overlaps(request.account, content)
+        content.overlaps = overlaps.content_overlaps(account=request.account, content=content)
         return created(s.ContentCreatedSerializer(content).data)
 
     def _update(self, request, *, partial: bool):
@@ -137,32 +138,6 @@ class ContentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, WriterVie
         the images (``ai_prompts_*``, ``ai_images_*``). ``image_type``: featured or in_article."""
         return generate_images_response(request, self.get_object())
 
-    @extend_schema(request=None, responses={200: PublishStatusSerializer, 409: ErrorEnvelopeSerializer, 502: ErrorEnvelopeSerializer})
-    @action(detail=True, methods=["post"])
-    def publish_to_cms(self, request, pk=None):
-        """Publishes approved content on its site's CMS now (as ``POST /publisher/publish/`` does):
-        the answer is where it stands afterwards, with the attempt's record. Content that is not
-        approved, a site with no active integration, or content already being published is a 409;
-        a CMS that refused or could not be reached is a 502 with its reason and the retry plan."""
-        content = self.get_object()
-        publishing.publish_now(content=content, user=request.user)
-        return ok(PublishStatusSerializer(publish_status(content)).data)
-
-    @extend_schema(request=s.ScheduleInputSerializer, responses={200: s.ScheduleResultSerializer, 409: ErrorEnvelopeSerializer})
-    @action(detail=True, methods=["post"])
-    def schedule(self, request, pk=None):
-        """Puts approved content on the publishing schedule: ``site_status`` becomes ``scheduled``.
-        The time must be in the future (400); content that is not approved, a site with no active
-        CMS integration, or content being published is a 409."""
-        content = self.get_object()
-        result = services.content_schedule(content=content, **validated(s.ScheduleInputSerializer, request))
-        return ok(s.ScheduleResultSerializer(result).data)
-
-    @extend_schema(request=None, responses={200: s.ScheduleResultSerializer})
-    @action(detail=True, methods=["post"])
-    def unschedule(self, request, pk=None):
-        """Takes scheduled content off the schedule (``not_published``, no time); 409 when it is not scheduled."""
-        return ok(s.ScheduleResultSerializer(services.content_unschedule(content=self.get_object())).data)
 
 
 @extend_schema(tags=["writer"])
@@ -177,3 +152,32 @@ class TaxonomyViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.D
     def create(self, request):
         taxonomy = services.taxonomy_create(account=request.account, **validated(s.TaxonomyInputSerializer, request))
         return created(self.get_serializer(taxonomy).data)
+
+
+@extend_schema(tags=["planner"])
+class IdeaWorkViewSet(PlannerViewSet):
+    """The writer's routes on the planner's ideas, at the addresses clients know: the pieces that
+    compete (``/planner/ideas/overlaps/``) and tasks made from ideas (``/planner/ideas/create_tasks/``)."""
+
+    queryset = ContentIdea.objects.all()
+    serializer_class = planner_serializers.IdeaSerializer
+
+    @extend_schema(parameters=[planner_serializers.OverlapListQuerySerializer], responses={200: planner_serializers.OverlapPairSerializer(many=True)})
+    def overlaps(self, request):
+        """Cannibalization guard: the pairs of a site's ideas, tasks and contents (posts synced from
+        the CMS included) that compete for the same search intent, closest first. An idea, its task
+        and the task's contents are one piece of work and never a pair. Archived ideas are left out."""
+        site_id = validated_query(planner_serializers.OverlapListQuerySerializer, request)["site_id"]
+        found = overlaps.pieces(
+            ideas=self.get_queryset().filter(site_id=site_id),
+            tasks=restrict_to_accessible_sites(Task.objects.for_account(request.account), request).filter(site_id=site_id),
+            contents=restrict_to_accessible_sites(Content.objects.for_account(request.account), request).filter(site_id=site_id),
+        )
+        return self.get_paginated_response(self.paginate_queryset(competing_pairs(found)))
+
+    @extend_schema(request=planner_serializers.CreateTasksInputSerializer, responses={200: planner_serializers.CreateTasksResultSerializer})
+    def create_tasks(self, request):
+        """Turns ideas into writer tasks, once each: an idea that already has a task is reported in
+        `skipped` with that task's id."""
+        data = validated(planner_serializers.CreateTasksInputSerializer, request)
+        return ok(services.create_tasks(account=request.account, ideas=self.get_queryset(), idea_ids=data["idea_ids"]))

@@ -13,7 +13,7 @@ from inkwell.ai.analysis import words_of
 from inkwell.ai.local import phrases
 from inkwell.ai.local.text import content_words, seed_of, title_case, with_acronyms
 from inkwell.ai.local.writer import head_of, is_plural, outline_for, topic_of
-from inkwell.ai.types import ArticleBrief, IdeaDraft
+from inkwell.ai.types import STRUCTURES, ArticleBrief, IdeaDraft
 
 TITLES: dict[str, tuple[str, ...]] = {
     "guide": (
@@ -66,7 +66,7 @@ def generate_ideas(cluster_name: str, keywords: list[str], count: int) -> list[I
     if count <= 0 or not (name or keywords):
         return []
     rng = random.Random(seed_of("ideas", name.lower(), tuple(keyword.lower() for keyword in keywords), count))
-    order = list(phrases.STRUCTURES)
+    order = list(STRUCTURES)
     rng.shuffle(order)
     topic = topic_of(name.lower()) if name else topic_of(keywords[0])
     ideas: list[IdeaDraft] = []

@@ -10,9 +10,6 @@ noun phrase of either number reads correctly, so a singular or plural keyword ne
 agreement.
 """
 
-TONES = ("professional", "friendly", "casual", "authoritative", "conversational", "persuasive")
-STRUCTURES = ("guide", "listicle", "how_to", "comparison", "review", "question")
-
 # Words each tone uses for the frames' tone slots.
 LEXICON: dict[str, dict[str, tuple[str, ...]]] = {
     "professional": {

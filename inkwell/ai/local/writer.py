@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from inkwell.ai.analysis import count_occurrences, count_words
 from inkwell.ai.local import phrases
 from inkwell.ai.local.text import MODIFIERS, STOP_WORDS, content_words, seed_of, title_case, tokenize, with_acronyms
-from inkwell.ai.types import ArticleBrief, ArticleDraft, FaqItem
+from inkwell.ai.types import STRUCTURES, TONES, ArticleBrief, ArticleDraft, FaqItem
 
 MIN_WORDS = 100
 MAX_WORDS = 10_000
@@ -119,8 +119,8 @@ def fit(text: str, limit: int) -> str:
 class _Drafter:
     def __init__(self, brief: ArticleBrief):
         self.brief = brief
-        self.tone = brief.tone if brief.tone in phrases.TONES else "professional"
-        self.structure = brief.structure if brief.structure in phrases.STRUCTURES else "guide"
+        self.tone = brief.tone if brief.tone in TONES else "professional"
+        self.structure = brief.structure if brief.structure in STRUCTURES else "guide"
         self.target = max(MIN_WORDS, min(MAX_WORDS, int(brief.word_count or 0)))
         self.rng = random.Random(
             seed_of("article", brief.title, tuple(brief.keywords), self.target, self.tone, self.structure, brief.include_faq, tuple(brief.outline), brief.description)

@@ -2,11 +2,10 @@
 
 import pytest
 
-from inkwell.ai.local import phrases
 from inkwell.ai.local.ideas import generate_ideas
 from inkwell.ai.local.writer import write_article
 from inkwell.ai.providers.local import LocalTextProvider
-from inkwell.ai.types import ArticleBrief
+from inkwell.ai.types import STRUCTURES, ArticleBrief
 
 KEYWORDS = ["best running shoes", "trail running shoes", "running shoes for flat feet", "how often to replace running shoes", "road running shoes vs trail running shoes"]
 
@@ -20,7 +19,7 @@ def test_count_distinct_ideas_are_generated(count):
 
 def test_first_six_ideas_each_take_a_different_structure():
     ideas = generate_ideas("Running Shoes", KEYWORDS, 6)
-    assert sorted(idea.content_structure for idea in ideas) == sorted(phrases.STRUCTURES)
+    assert sorted(idea.content_structure for idea in ideas) == sorted(STRUCTURES)
     assert all(idea.content_type == "post" for idea in ideas)
 
 

@@ -5,11 +5,10 @@ from html.parser import HTMLParser
 import pytest
 
 from inkwell.ai.analysis import analyze, blocks
-from inkwell.ai.local import phrases
 from inkwell.ai.local.optimizer import optimize_article
 from inkwell.ai.local.writer import write_article
 from inkwell.ai.providers.local import LocalTextProvider
-from inkwell.ai.types import ArticleBrief, ArticleDraft
+from inkwell.ai.types import TONES, ArticleBrief, ArticleDraft
 
 LONG_SENTENCE = "Choosing footwear is personal and it depends on many things, including how you run, where you run and how often you run, and the shape of your feet matters a great deal; many runners never check it."
 
@@ -104,7 +103,7 @@ def test_missing_focus_keyword_is_taken_from_the_title():
     assert result.after.score > result.before.score
 
 
-@pytest.mark.parametrize("tone", phrases.TONES)
+@pytest.mark.parametrize("tone", TONES)
 def test_optimizing_a_local_draft_never_lowers_its_score(tone):
     draft = write_article(ArticleBrief(title="Sourdough Starter Basics", keywords=["sourdough starter", "rye flour"], word_count=800, tone=tone))
     result = optimize_article(draft)

@@ -10,7 +10,7 @@ from inkwell.ai.analysis import analyze, blocks, count_occurrences, sentences
 from inkwell.ai.local import phrases
 from inkwell.ai.local.writer import write_article
 from inkwell.ai.providers.local import LocalTextProvider
-from inkwell.ai.types import ArticleBrief
+from inkwell.ai.types import STRUCTURES, TONES, ArticleBrief
 
 KEYWORDS = ["running shoes for flat feet", "stability running shoes", "overpronation", "arch support"]
 TITLE = "How to Choose Running Shoes for Flat Feet"
@@ -58,8 +58,8 @@ def html_errors(html: str) -> list[str]:
 
 
 @pytest.mark.parametrize("word_count", [300, 800, 1500, 3000])
-@pytest.mark.parametrize("structure", phrases.STRUCTURES)
-@pytest.mark.parametrize("tone", phrases.TONES)
+@pytest.mark.parametrize("structure", STRUCTURES)
+@pytest.mark.parametrize("tone", TONES)
 def test_article_meets_the_requested_length_within_five_percent(tone, structure, word_count):
     """The requirement is +-15 %; the drafter settles sentence by sentence and aims for +-5 %."""
     article = write_article(brief(tone=tone, structure=structure, word_count=word_count))
@@ -118,7 +118,7 @@ def test_article_uses_headings_lists_and_subheadings():
 
 
 def test_focus_keyword_opens_the_article_and_appears_in_a_heading():
-    for structure in phrases.STRUCTURES:
+    for structure in STRUCTURES:
         analysis = analyze(write_article(brief(structure=structure)))
         assert analysis.keyword_in_first_paragraph, structure
         assert analysis.keyword_in_headings, structure
@@ -132,7 +132,7 @@ def test_secondary_keywords_are_used_in_the_text():
 
 
 def test_drafts_score_well_on_the_content_analysis():
-    for tone in phrases.TONES:
+    for tone in TONES:
         analysis = analyze(write_article(brief(tone=tone)))
         assert analysis.score >= 85, (tone, analysis.issues)
 
@@ -146,12 +146,12 @@ def markers(tone: str) -> list[str]:
 CONTRACTION = re.compile(r"\b\w+(?:'ll|'re|'ve|n't)\b|\b(?:it|that|there|here)'s\b", re.IGNORECASE)
 
 
-@pytest.mark.parametrize("tone", phrases.TONES)
+@pytest.mark.parametrize("tone", TONES)
 def test_each_tone_reads_differently(tone):
     text = paragraph_text(write_article(brief(tone=tone)).html)
     own = sum(text.count(marker) for marker in markers(tone))
     assert own >= 5, f"{tone}: only {own} of its own markers"
-    for other in phrases.TONES:
+    for other in TONES:
         if other != tone:
             foreign = [marker for marker in markers(other) if marker not in markers(tone) and marker in text]
             assert not foreign, f"{tone} text uses {other} markers {foreign}"
@@ -175,7 +175,7 @@ def test_authoritative_and_persuasive_tones_use_their_own_words():
 
 
 def test_each_structure_has_its_own_section_pattern():
-    headings = {structure: h2s(write_article(brief(structure=structure, include_faq=False)).html)[:-1] for structure in phrases.STRUCTURES}
+    headings = {structure: h2s(write_article(brief(structure=structure, include_faq=False)).html)[:-1] for structure in STRUCTURES}
     assert all(re.match(r"Step \d+: ", heading) for heading in headings["how_to"])
     assert all(re.match(r"\d+\. ", heading) for heading in headings["listicle"])
     assert any(heading.endswith(" at a Glance") for heading in headings["comparison"])

@@ -9,7 +9,7 @@ from inkwell.billing import services as billing
 from inkwell.billing.models import CreditLedger, CreditUsage
 from inkwell.keywords.models import SeedKeyword
 from inkwell.planner.models import Keyword
-from inkwell.publishing.site_settings import unified_settings_update
+from inkwell.sitesettings.services import unified_settings_update
 from inkwell.system import services as system
 from inkwell.tenancy.models import IndustrySector, Sector
 
@@ -83,9 +83,9 @@ def fund(account, credits: int) -> None:
     """The account holds exactly ``credits``."""
     balance = CreditLedger.objects.for_account(account).get().balance
     if credits > balance:
-        billing.grant(account, credits - balance, description="test funds")
+        billing.grant(account=account, amount=credits - balance, description="test funds")
     elif credits < balance:
-        billing.spend(account, "linking", balance - credits, description="test drain")
+        billing.spend(account=account, operation_type="linking", amount=balance - credits, description="test drain")
 
 
 def credits_charged_since(account, usage_id: int) -> int:

@@ -33,9 +33,9 @@ def fund(account, credits: int) -> None:
     """The account holds exactly ``credits``."""
     balance = CreditLedger.objects.for_account(account).get().balance
     if credits > balance:
-        billing.grant(account, credits - balance, description="test funds")
+        billing.grant(account=account, amount=credits - balance, description="test funds")
     elif credits < balance:
-        billing.spend(account, "linking", balance - credits, description="test drain")
+        billing.spend(account=account, operation_type="linking", amount=balance - credits, description="test drain")
 
 
 def at(minutes: int):

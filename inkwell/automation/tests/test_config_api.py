@@ -9,13 +9,13 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from inkwell.api.tests import assert_error
-from inkwell.publishing.models import SiteSettings
-from inkwell.publishing.settings_serializers import CONFLICTING_STAGE_VALUE, DUPLICATE_DAY, DUPLICATE_STAGE, INVALID_DAY, INVALID_SCHEDULED_TIME, NO_DAYS
-from inkwell.publishing.site_settings import BUDGET_OVER_100
-from inkwell.publishing.tests.factories import make_site_settings
+from inkwell.sitesettings.models import SiteSettings
+from inkwell.sitesettings.serializers import CONFLICTING_STAGE_VALUE, DUPLICATE_DAY, DUPLICATE_STAGE, INVALID_DAY, INVALID_SCHEDULED_TIME, NO_DAYS
+from inkwell.sitesettings.services import BUDGET_OVER_100
+from inkwell.sitesettings.tests.factories import make_site_settings
 from inkwell.tenancy import services as tenancy_services
 from inkwell.tenancy.models import SiteUserAccess
-from inkwell.publishing.tests.test_site_settings_api import default_unified
+from inkwell.sitesettings.tests.test_site_settings_api import default_unified
 
 pytestmark = pytest.mark.django_db
 

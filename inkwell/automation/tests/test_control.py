@@ -185,7 +185,7 @@ def test_a_run_paused_mid_stage_stops_after_the_item_in_hand_and_resumes_where_i
 
     # Nothing advances while it is paused, even should the job that drove it run again.
     Job.objects.for_account(tenant.account).filter(pk=run.job_id).update(status="queued")
-    execute(run.job_id, heartbeat=False)
+    execute(job_id=run.job_id, heartbeat=False)
     run.refresh_from_db()
     assert (run.status, run.items_processed, run.credits_used) == ("paused", *state)
     assert counts(tenant) == {**paused, "jobs": paused["jobs"]}
@@ -207,7 +207,7 @@ def test_a_run_paused_mid_stage_stops_after_the_item_in_hand_and_resumes_where_i
 def test_a_run_paused_before_its_job_started_does_nothing_until_resumed(site, eager_jobs):
     run = services.start_run(site=site.site, user=site.owner)
     services.pause_run(site=site.site, run_id=run.pk)
-    execute(run.job_id, heartbeat=False)  # the original message is delivered after all
+    execute(job_id=run.job_id, heartbeat=False)  # the original message is delivered after all
     assert counts(site)["clustered"] == 0
     with eager_jobs():
         services.resume_run(site=site.site, run_id=run.pk)
@@ -325,7 +325,7 @@ def test_an_engine_taking_over_after_a_crash_mid_step_finishes_that_step_once(si
 
     monkeypatch.setattr(engine.Engine, "_run_to_end", dying_run_to_end)
     with pytest.raises(WorkerDied):
-        execute(run.job_id, heartbeat=False)
+        execute(job_id=run.job_id, heartbeat=False)
     run.refresh_from_db()
     assert run.status == "running" and run.in_flight["job_id"] == started[1]
     assert Task.objects.for_account(tenant.account).filter(status="generating").count() == 1
@@ -333,7 +333,7 @@ def test_an_engine_taking_over_after_a_crash_mid_step_finishes_that_step_once(si
     Job.objects.for_account(tenant.account).filter(pk=run.job_id).update(status="queued")
     monkeypatch.setattr(engine.Engine, "_run_to_end", real_run_to_end)
 
-    execute(run.job_id, heartbeat=False)
+    execute(job_id=run.job_id, heartbeat=False)
 
     run.refresh_from_db()
     assert (run.status, run.in_flight) == ("completed", {})
@@ -372,7 +372,7 @@ def test_cancelling_the_runs_job_through_the_jobs_api_cancels_the_run(site, eage
     from inkwell.jobs.services import cancel_job
 
     tenant = site
-    with after_steps(1, lambda run: cancel_job(Job.objects.for_account(tenant.account).get(pk=run.job_id)), stage=4):
+    with after_steps(1, lambda run: cancel_job(job=Job.objects.for_account(tenant.account).get(pk=run.job_id)), stage=4):
         with eager_jobs():
             run = services.start_run(site=tenant.site, user=tenant.owner)
     run = run_of(tenant.account, run.pk)
@@ -406,15 +406,15 @@ def test_a_run_whose_engine_fails_unexpectedly_ends_failed_and_says_so_safely(si
 
 
 def test_a_stage_set_to_use_testing_makes_its_image_prompts_with_the_testing_model(site, eager_jobs, monkeypatch):
-    from inkwell.writer import images
+    from inkwell.writer import jobs as writer_jobs
 
-    real_client, asked = images.ai_client, []
+    real_client, asked = writer_jobs.ai_client, []
 
     def client(account, **kwargs):
         asked.append(kwargs.get("live"))
         return real_client(account, **kwargs)
 
-    monkeypatch.setattr(images, "ai_client", client)
+    monkeypatch.setattr(writer_jobs, "ai_client", client)
     automation_settings(site.site, stages={5: {"use_testing": True}})
     with eager_jobs():
         services.start_run(site=site.site, user=site.owner)
@@ -422,4 +422,6 @@ def test_a_stage_set_to_use_testing_makes_its_image_prompts_with_the_testing_mod
     image_jobs = Job.objects.for_account(site.account).filter(kind="writer.generate_images", params__phase="images")
     assert prompt_jobs.exists() and all(job.params["use_testing"] for job in prompt_jobs)
     assert image_jobs.exists() and not any(job.params["use_testing"] for job in image_jobs)
-    assert asked.count(False) == prompt_jobs.count() and asked.count(None) == image_jobs.count()
+    # The articles' jobs (stage 4, not set to use testing) ask through the same module as the images'.
+    article_jobs = Job.objects.for_account(site.account).filter(kind="writer.generate_content")
+    assert asked.count(False) == prompt_jobs.count() and asked.count(None) == image_jobs.count() + article_jobs.count()

@@ -9,7 +9,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from inkwell.automation import selectors
+from inkwell.automation import selectors, services
 from inkwell.automation.models import AutomationRun, RunStatus, RunTrigger
 from inkwell.automation.tasks import dispatch_due_runs
 from inkwell.automation.tests.factories import make_run
@@ -17,8 +17,8 @@ from inkwell.billing import services as billing
 from inkwell.billing.models import CreditLedger
 from inkwell.celery import app
 from inkwell.notifications.models import Notification
-from inkwell.publishing import site_settings
-from inkwell.publishing.models import SiteSettings
+from inkwell.sitesettings.models import SiteSettings
+from inkwell.sitesettings.services import unified_settings_update
 from inkwell.system.models import ModuleSetting
 from inkwell.tenancy.models import Site, Subscription, SubscriptionStatus
 from inkwell.writer.tests.factories import make_task
@@ -33,7 +33,7 @@ TUESDAY_2AM = datetime(2026, 3, 3, 2, 0, tzinfo=UTC)
 def schedule(tenant, site=None, *, now=MONDAY, **config) -> SiteSettings:
     """Enables the site's automation (daily at 02:00 unless ``config`` says otherwise) as of ``now``."""
     config = {"enabled": True, "scheduled_time": time(2, 0), **config}
-    return site_settings.unified_settings_update(site=site or tenant.site, changes={"automation_config": config}, now=now)
+    return unified_settings_update(site=site or tenant.site, changes={"automation_config": config}, now=now)
 
 
 def runs(tenant) -> list[AutomationRun]:
@@ -67,19 +67,19 @@ def test_a_second_pass_does_not_start_the_same_run_again(tenant):
 
 def test_of_two_dispatchers_that_read_the_same_due_site_one_claims_it(tenant):
     schedule(tenant)
-    (seen_by_first,) = site_settings.due_automation(now=TUESDAY_2AM)
-    (seen_by_second,) = site_settings.due_automation(now=TUESDAY_2AM)
+    (seen_by_first,) = selectors.due_automation(now=TUESDAY_2AM)
+    (seen_by_second,) = selectors.due_automation(now=TUESDAY_2AM)
 
-    assert site_settings.claim_due_run(seen_by_first, now=TUESDAY_2AM) is True
-    assert site_settings.claim_due_run(seen_by_second, now=TUESDAY_2AM) is False
+    assert services.claim_due_run(row=seen_by_first, now=TUESDAY_2AM) is True
+    assert services.claim_due_run(row=seen_by_second, now=TUESDAY_2AM) is False
 
 
 def test_a_schedule_changed_after_it_was_read_is_not_claimed(tenant):
     schedule(tenant)
-    (seen,) = site_settings.due_automation(now=TUESDAY_2AM)
+    (seen,) = selectors.due_automation(now=TUESDAY_2AM)
     schedule(tenant, now=TUESDAY_2AM, scheduled_time=time(3, 0))
 
-    assert site_settings.claim_due_run(seen, now=TUESDAY_2AM) is False
+    assert services.claim_due_run(row=seen, now=TUESDAY_2AM) is False
     assert next_run_at(tenant.site) == TUESDAY_2AM + timedelta(hours=1)
 
 
@@ -151,7 +151,7 @@ def test_an_occurrence_the_balance_cannot_cover_is_skipped_and_the_account_told(
     schedule(tenant)
     make_task(tenant, word_count=5000)
     balance = CreditLedger.objects.for_account(tenant.account).get().balance
-    billing.spend(tenant.account, "linking", balance - 7, description="test drain")
+    billing.spend(account=tenant.account, operation_type="linking", amount=balance - 7, description="test drain")
     needed = selectors.estimate(tenant.site)["estimated_credits"]
     assert needed > 7
 

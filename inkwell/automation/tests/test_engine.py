@@ -86,8 +86,8 @@ def test_a_full_run_takes_100_keywords_to_content_in_review(site_with_keywords, 
     assert {stage: row[:3] for stage, row in counts.items()} == {stage: ("completed", count, 0) for stage, count in processed.items()}
     assert run.items_processed == sum(processed.values())
     charged = credits_charged_since(account, before)
-    per_cluster = cost_of("idea_generation", 1) + 3 * (cost_of("content_generation", 300) + cost_of("image_prompt_extraction", 1) + cost_of("image_generation", 1))
-    assert run.credits_used == sum(row[3] for row in counts.values()) == charged == 2 * cost_of("clustering", 50) + clusters.count() * per_cluster
+    per_cluster = cost_of(operation_type="idea_generation", units=1) + 3 * (cost_of(operation_type="content_generation", units=300) + cost_of(operation_type="image_prompt_extraction", units=1) + cost_of(operation_type="image_generation", units=1))
+    assert run.credits_used == sum(row[3] for row in counts.values()) == charged == 2 * cost_of(operation_type="clustering", units=50) + clusters.count() * per_cluster
     # The run started with its estimate as budget; once clustered, with the exact rest of it.
     assert AutomationStageRun.objects.for_account(account).get(run=run, stage=1).budget == quote["estimated_credits"]
     assert run.budget == run.credits_used
@@ -327,7 +327,7 @@ def test_when_the_credits_run_out_mid_stage_the_stage_stops_and_the_refused_item
             seen.append(stage)
             if len(seen) == 2:
                 ledger = CreditLedger.objects.for_account(tenant.account).get()
-                billing.spend(tenant.account, "linking", ledger.available, description="another spender")
+                billing.spend(account=tenant.account, operation_type="linking", amount=ledger.available, description="another spender")
 
     step_finished.connect(drain, dispatch_uid="test-drain")
     try:

@@ -13,7 +13,8 @@ from inkwell.billing.services import cost_of
 from inkwell.jobs.models import Job
 from inkwell.planner.models import Keyword
 from inkwell.planner.tests.factories import make_cluster, make_idea, make_keyword
-from inkwell.publishing.site_settings import STAGE_LIMIT_FIELDS, unified_settings_update
+from inkwell.sitesettings.selectors import STAGE_LIMIT_FIELDS
+from inkwell.sitesettings.services import unified_settings_update
 from inkwell.writer.models import Content, ImageStatus
 from inkwell.writer.tests.factories import make_task, site_sector
 from inkwell.writer.tests.image_factories import make_content, make_image
@@ -137,7 +138,7 @@ def test_after_clustering_the_estimate_of_the_rest_equals_what_the_rest_spends(t
     add_keywords(tenant, 30)
     automation_settings(tenant.site, stages={1: {"budget_pct": 100}, **{number: {"enabled": False, "budget_pct": 0} for number in range(2, 8)}})
     first = run_to_end(tenant, eager_jobs)
-    assert first.status == "completed" and first.credits_used == cost_of("clustering", 30)
+    assert first.status == "completed" and first.credits_used == cost_of(operation_type="clustering", units=30)
 
     automation_settings(tenant.site, stages={number: {"enabled": True} for number in range(2, 8)})
     quote = selectors.estimate(tenant.site)
@@ -176,10 +177,10 @@ def test_the_estimate_per_stage_follows_batches_limits_and_generation_settings(t
     assert (stages[2]["projected_items"], stages[2]["credits"], stages[2]["exact"]) == (clusters, 2 * clusters, False)
     ideas = 3 * clusters
     assert (stages[3]["projected_items"], stages[3]["credits"]) == (ideas, 0)
-    assert (stages[4]["projected_items"], stages[4]["credits"]) == (ideas, ideas * cost_of("content_generation", 300))
+    assert (stages[4]["projected_items"], stages[4]["credits"]) == (ideas, ideas * cost_of(operation_type="content_generation", units=300))
     # Stage 5 prompts 4 articles of them; those 4 get 2 images each, and only they reach review.
     assert (stages[5]["projected_items"], stages[5]["credits"]) == (4, 4)
-    assert (stages[6]["projected_items"], stages[6]["credits"]) == (8, 8 * cost_of("image_generation", 1))
+    assert (stages[6]["projected_items"], stages[6]["credits"]) == (8, 8 * cost_of(operation_type="image_generation", units=1))
     assert (stages[7]["projected_items"], stages[7]["credits"]) == (4, 0)
     assert quote["estimated_credits"] == sum(row["credits"] for row in quote["stages"])
 
@@ -202,11 +203,11 @@ def test_the_estimate_tells_whether_the_available_credits_cover_it(tenant_with_s
     estimated = selectors.estimate(tenant.site)["estimated_credits"]
     fund(tenant.account, estimated + 5)
     # Credits held by a running job are not available.
-    billing.reserve(tenant.account, "linking", 5, job=Job.objects.create(account=tenant.account, kind="test.hold"))
+    billing.reserve(account=tenant.account, operation_type="linking", amount=5, job=Job.objects.create(account=tenant.account, kind="test.hold"))
 
     quote = selectors.estimate(tenant.site)
     assert (quote["estimated_credits"], quote["current_balance"], quote["sufficient"]) == (estimated, estimated, True)
-    billing.reserve(tenant.account, "linking", 1)
+    billing.reserve(account=tenant.account, operation_type="linking", amount=1)
     assert selectors.estimate(tenant.site)["sufficient"] is False
 
 

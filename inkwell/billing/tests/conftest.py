@@ -11,9 +11,9 @@ def funded(tenant):
     def fund(credits: int):
         ledger = CreditLedger.objects.for_account(tenant.account).get()
         if credits > ledger.balance:
-            services.grant(tenant.account, credits - ledger.balance, description="test funds")
+            services.grant(account=tenant.account, amount=credits - ledger.balance, description="test funds")
         elif credits < ledger.balance:
-            services.spend(tenant.account, "linking", ledger.balance - credits, description="test drain")
+            services.spend(account=tenant.account, operation_type="linking", amount=ledger.balance - credits, description="test drain")
         return tenant.account
 
     return fund

@@ -5,12 +5,12 @@ from inkwell.billing.models import CreditTransaction, CreditUsage
 
 
 def _usage(tenant, marker: str) -> CreditUsage:
-    services.grant(tenant.account, 5, description=marker)
-    return services.spend(tenant.account, "keyword_purchase", 1, related=("seed_keyword", 1), description=marker)
+    services.grant(account=tenant.account, amount=5, description=marker)
+    return services.spend(account=tenant.account, operation_type="keyword_purchase", amount=1, related=("seed_keyword", 1), description=marker)
 
 
 def _transaction(tenant, marker: str) -> CreditTransaction:
-    return services.grant(tenant.account, 5, description=marker)
+    return services.grant(account=tenant.account, amount=5, description=marker)
 
 
 CROSS_ACCOUNT_FACTORIES = {CreditUsage: _usage, CreditTransaction: _transaction}

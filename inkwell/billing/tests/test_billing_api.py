@@ -22,8 +22,8 @@ def staff(db):
 
 
 def test_balance_shows_balance_reservations_and_the_current_period(tenant, as_user):
-    services.spend(tenant.account, "keyword_purchase", 30)
-    services.reserve(tenant.account, "content_generation", 15)
+    services.spend(account=tenant.account, operation_type="keyword_purchase", amount=30)
+    services.reserve(account=tenant.account, operation_type="content_generation", amount=15)
     data = as_user(tenant.viewer).get("/api/v1/billing/balance/").json()["data"]
     subscription = Subscription.objects.for_account(tenant.account).get()
     assert data == {
@@ -47,8 +47,8 @@ def test_billing_stays_readable_when_the_plan_is_inactive(tenant, as_user):
 
 def test_usage_log_is_newest_first_and_filters_by_operation_and_dates(tenant, as_user):
     account = tenant.account
-    first = services.spend(account, "keyword_purchase", 3)
-    second = services.settle(services.reserve(account, "content_generation", 15), model="local", prompt_tokens=10, completion_tokens=2000)
+    first = services.spend(account=account, operation_type="keyword_purchase", amount=3)
+    second = services.settle(reservation=services.reserve(account=account, operation_type="content_generation", amount=15), model="local", prompt_tokens=10, completion_tokens=2000)
     CreditUsage.objects.for_account(account).filter(pk=first.pk).update(created_at=timezone.now() - timedelta(days=3))
     client = as_user(tenant.owner)
     results = client.get("/api/v1/billing/usage/").json()["results"]
@@ -82,11 +82,11 @@ def test_bad_usage_filters_are_a_400(tenant, as_user, query):
 
 def test_usage_summary_adds_credits_operations_and_tokens_per_operation(tenant, as_user):
     account = tenant.account
-    services.spend(account, "keyword_purchase", 3)
-    services.spend(account, "keyword_purchase", 2)
-    services.settle(services.reserve(account, "content_generation", 15), prompt_tokens=100, completion_tokens=900)
-    refunded = services.spend(account, "keyword_purchase", 4)
-    services.refund(refunded)
+    services.spend(account=account, operation_type="keyword_purchase", amount=3)
+    services.spend(account=account, operation_type="keyword_purchase", amount=2)
+    services.settle(reservation=services.reserve(account=account, operation_type="content_generation", amount=15), prompt_tokens=100, completion_tokens=900)
+    refunded = services.spend(account=account, operation_type="keyword_purchase", amount=4)
+    services.refund(usage=refunded)
     data = as_user(tenant.owner).get("/api/v1/billing/usage/summary/").json()["data"]
     assert data["total_credits"] == 20
     assert data["total_operations"] == 3
@@ -97,7 +97,7 @@ def test_usage_summary_adds_credits_operations_and_tokens_per_operation(tenant, 
 
 
 def test_usage_summary_over_a_chosen_period(tenant, as_user):
-    services.spend(tenant.account, "keyword_purchase", 3)
+    services.spend(account=tenant.account, operation_type="keyword_purchase", amount=3)
     client = as_user(tenant.owner)
     tomorrow = (timezone.now() + timedelta(days=1)).date().isoformat()
     assert client.get("/api/v1/billing/usage/summary/", {"start_date": tomorrow}).json()["data"]["total_credits"] == 0
@@ -107,7 +107,7 @@ def test_usage_summary_over_a_chosen_period(tenant, as_user):
 
 def test_limits_show_each_plan_limit_beside_its_use(tenant, as_user):
     Site.objects.create(account=tenant.account, name="Second", domain="second.example.com", slug="second-site")
-    services.spend(tenant.account, "keyword_purchase", 12)
+    services.spend(account=tenant.account, operation_type="keyword_purchase", amount=12)
     data = as_user(tenant.owner).get("/api/v1/billing/usage/limits/").json()["data"]
     assert data["plan"] == {"slug": "free", "name": "Free"}
     assert {entry["limit"]: (entry["maximum"], entry["used"], entry["remaining"]) for entry in data["limits"]} == {
@@ -119,8 +119,8 @@ def test_limits_show_each_plan_limit_beside_its_use(tenant, as_user):
 
 
 def test_transactions_list_every_change_with_the_balance_it_left(tenant, as_user):
-    services.spend(tenant.account, "keyword_purchase", 30)
-    services.grant(tenant.account, 5, description="goodwill")
+    services.spend(account=tenant.account, operation_type="keyword_purchase", amount=30)
+    services.grant(account=tenant.account, amount=5, description="goodwill")
     client = as_user(tenant.owner)
     results = client.get("/api/v1/billing/transactions/").json()["results"]
     assert [(item["transaction_type"], item["amount"], item["balance_after"]) for item in results] == [
@@ -173,7 +173,7 @@ def test_only_staff_may_add_credits(tenant, as_user, api_client):
 
 
 def test_another_accounts_ledger_never_shows(tenant, other_tenant, as_user):
-    services.spend(other_tenant.account, "keyword_purchase", 40, description="victim-marker")
+    services.spend(account=other_tenant.account, operation_type="keyword_purchase", amount=40, description="victim-marker")
     client = as_user(tenant.owner)
     assert client.get("/api/v1/billing/balance/").json()["data"]["balance"] == 100
     for path in ("/api/v1/billing/usage/", "/api/v1/billing/transactions/", "/api/v1/billing/usage/summary/"):

@@ -37,7 +37,7 @@ def _race(action, count: int) -> list:
 
 def test_forty_concurrent_spends_against_ten_spends_worth_of_credits_exactly_ten_succeed(tenant):
     account = tenant.account  # 100 sign-up credits: ten charges of 10
-    outcomes = _race(lambda: services.spend(account, "keyword_purchase", COST), RACERS)
+    outcomes = _race(lambda: services.spend(account=account, operation_type="keyword_purchase", amount=COST), RACERS)
     refused = [outcome for outcome in outcomes if isinstance(outcome, InsufficientCredits)]
     assert len(refused) == RACERS - 10
     assert balance_of(account) == 0
@@ -50,8 +50,8 @@ def test_concurrent_reservations_never_hold_more_than_the_balance_and_settle_exa
     account = tenant.account
 
     def reserve_then_settle():
-        reservation = services.reserve(account, "content_generation", COST)
-        services.settle(reservation)
+        reservation = services.reserve(account=account, operation_type="content_generation", amount=COST)
+        services.settle(reservation=reservation)
         return reservation
 
     outcomes = _race(reserve_then_settle, RACERS)
@@ -64,7 +64,7 @@ def test_concurrent_reserve_and_release_leave_the_balance_untouched(tenant):
     account = tenant.account
 
     def reserve_then_release():
-        services.release(services.reserve(account, "clustering", COST))
+        services.release(reservation=services.reserve(account=account, operation_type="clustering", amount=COST))
 
     _race(reserve_then_release, RACERS)
     assert balance_of(account) == 100

@@ -27,17 +27,17 @@ def test_registration_opens_a_ledger_with_the_signup_grant_as_its_first_transact
     [("content_generation", 1500, 15), ("content_generation", 1501, 16), ("clustering", 1, 1), ("clustering", 41, 3), ("image_generation", 4, 8), ("linking", 0, 0)],
 )
 def test_costs_come_from_the_cost_table_per_started_unit(operation, units, credits):
-    assert services.cost_of(operation, units) == credits
+    assert services.cost_of(operation_type=operation, units=units) == credits
 
 
 def test_cost_table_can_be_overridden(settings):
     settings.INKWELL_CREDIT_COSTS = {**settings.INKWELL_CREDIT_COSTS, "image_generation": {"credits": 5, "per": 1, "unit": "image"}}
-    assert services.cost_of("image_generation", 2) == 10
+    assert services.cost_of(operation_type="image_generation", units=2) == 10
 
 
 def test_spend_charges_once_and_records_usage_and_transaction(funded):
     account = funded(50)
-    usage = services.spend(account, "keyword_purchase", 30, related=("seed_keyword", 7), description="3 paid keywords")
+    usage = services.spend(account=account, operation_type="keyword_purchase", amount=30, related=("seed_keyword", 7), description="3 paid keywords")
     assert balance_of(account) == 20
     assert (usage.credits_used, usage.related_object_type, usage.related_object_id) == (30, "seed_keyword", 7)
     entry = CreditTransaction.objects.for_account(account).get(usage=usage)
@@ -49,7 +49,7 @@ def test_spend_beyond_the_balance_is_refused_and_changes_nothing(funded):
     account = funded(10)
     usages_before = CreditUsage.objects.for_account(account).count()
     with pytest.raises(InsufficientCredits):
-        services.spend(account, "keyword_purchase", 11)
+        services.spend(account=account, operation_type="keyword_purchase", amount=11)
     assert balance_of(account) == 10
     assert CreditUsage.objects.for_account(account).count() == usages_before
     assert_ledger_consistent(account)
@@ -57,28 +57,28 @@ def test_spend_beyond_the_balance_is_refused_and_changes_nothing(funded):
 
 def test_a_free_operation_records_nothing(funded):
     account = funded(10)
-    assert services.spend(account, "keyword_purchase", 0) is None
+    assert services.spend(account=account, operation_type="keyword_purchase", amount=0) is None
     assert balance_of(account) == 10
 
 
 def test_reserve_holds_credits_without_charging(funded):
     account = funded(20)
-    reservation = services.reserve(account, "content_generation", 15)
+    reservation = services.reserve(account=account, operation_type="content_generation", amount=15)
     assert balance_of(account) == 20
     assert CreditLedger.objects.for_account(account).get().available == 5
     with pytest.raises(InsufficientCredits):
-        services.reserve(account, "content_generation", 6)
+        services.reserve(account=account, operation_type="content_generation", amount=6)
     with pytest.raises(InsufficientCredits):
-        services.spend(account, "keyword_purchase", 6)
+        services.spend(account=account, operation_type="keyword_purchase", amount=6)
     assert reservation.status == ReservationStatus.HELD
     assert_ledger_consistent(account)
 
 
 def test_settle_charges_a_reservation_exactly_once(funded):
     account = funded(20)
-    reservation = services.reserve(account, "content_generation", 15, related=("task", 3))
-    usage = services.settle(reservation, model="gpt-test", prompt_tokens=120, completion_tokens=900)
-    assert services.settle(reservation) is None
+    reservation = services.reserve(account=account, operation_type="content_generation", amount=15, related=("task", 3))
+    usage = services.settle(reservation=reservation, model="gpt-test", prompt_tokens=120, completion_tokens=900)
+    assert services.settle(reservation=reservation) is None
     assert balance_of(account) == 5
     assert (usage.credits_used, usage.model, usage.prompt_tokens, usage.completion_tokens) == (15, "gpt-test", 120, 900)
     assert (usage.related_object_type, usage.related_object_id) == ("task", 3)
@@ -88,8 +88,8 @@ def test_settle_charges_a_reservation_exactly_once(funded):
 
 def test_a_partial_settle_charges_part_and_frees_the_rest(funded):
     account = funded(20)
-    reservation = services.reserve(account, "image_generation", 8)
-    services.settle(reservation, amount=2)
+    reservation = services.reserve(account=account, operation_type="image_generation", amount=8)
+    services.settle(reservation=reservation, amount=2)
     assert balance_of(account) == 18
     assert CreditLedger.objects.for_account(account).get().reserved == 0
     assert_ledger_consistent(account)
@@ -97,19 +97,19 @@ def test_a_partial_settle_charges_part_and_frees_the_rest(funded):
 
 def test_settling_more_than_was_reserved_is_a_programming_error(funded):
     account = funded(20)
-    reservation = services.reserve(account, "image_generation", 4)
+    reservation = services.reserve(account=account, operation_type="image_generation", amount=4)
     with pytest.raises(ValueError):
-        services.settle(reservation, amount=5)
+        services.settle(reservation=reservation, amount=5)
     assert_ledger_consistent(account)
 
 
 def test_release_frees_a_reservation_at_no_cost_and_only_once(funded):
     account = funded(20)
     usages_before = CreditUsage.objects.for_account(account).count()
-    reservation = services.reserve(account, "clustering", 12)
-    assert services.release(reservation) is True
-    assert services.release(reservation) is False
-    assert services.settle(reservation) is None
+    reservation = services.reserve(account=account, operation_type="clustering", amount=12)
+    assert services.release(reservation=reservation) is True
+    assert services.release(reservation=reservation) is False
+    assert services.settle(reservation=reservation) is None
     assert balance_of(account) == 20
     assert CreditUsage.objects.for_account(account).count() == usages_before
     assert_ledger_consistent(account)
@@ -117,11 +117,11 @@ def test_release_frees_a_reservation_at_no_cost_and_only_once(funded):
 
 def test_refund_gives_credits_back_once(funded):
     account = funded(20)
-    usage = services.spend(account, "keyword_purchase", 8)
-    entry = services.refund(usage, description="keyword unavailable")
+    usage = services.spend(account=account, operation_type="keyword_purchase", amount=8)
+    entry = services.refund(usage=usage, description="keyword unavailable")
     assert (entry.transaction_type, entry.amount, entry.balance_after) == (TransactionType.REFUND, 8, 20)
     with pytest.raises(StateConflict):
-        services.refund(usage)
+        services.refund(usage=usage)
     assert balance_of(account) == 20
     assert_ledger_consistent(account)
 
@@ -132,30 +132,30 @@ def _alerts(account, notification_type):
 
 def test_credits_low_and_depleted_are_raised_once_per_crossing(tenant):
     account = tenant.account  # free plan: 100 monthly credits, low mark 10; 100 credits at sign-up
-    services.spend(account, "keyword_purchase", 85)  # 15 left
-    services.spend(account, "keyword_purchase", 4)  # 11: still above the mark
+    services.spend(account=account, operation_type="keyword_purchase", amount=85)  # 15 left
+    services.spend(account=account, operation_type="keyword_purchase", amount=4)  # 11: still above the mark
     assert not _alerts(account, "credits_low").exists()
-    services.spend(account, "keyword_purchase", 2)  # 9: crosses
-    services.spend(account, "keyword_purchase", 1)  # 8: already below
+    services.spend(account=account, operation_type="keyword_purchase", amount=2)  # 9: crosses
+    services.spend(account=account, operation_type="keyword_purchase", amount=1)  # 8: already below
     assert _alerts(account, "credits_low").count() == 1
     low = _alerts(account, "credits_low").get()
     assert (low.severity, low.metadata, low.action_url) == ("warning", {"credits": 9}, "/billing/balance/")
-    services.spend(account, "keyword_purchase", 8)  # 0
+    services.spend(account=account, operation_type="keyword_purchase", amount=8)  # 0
     assert _alerts(account, "credits_depleted").count() == 1
     with pytest.raises(InsufficientCredits):
-        services.spend(account, "keyword_purchase", 1)
+        services.spend(account=account, operation_type="keyword_purchase", amount=1)
     assert _alerts(account, "credits_depleted").count() == 1
-    services.grant(account, 20)
-    services.spend(account, "keyword_purchase", 15)  # 20 → 5: a new crossing
+    services.grant(account=account, amount=20)
+    services.spend(account=account, operation_type="keyword_purchase", amount=15)  # 20 → 5: a new crossing
     assert _alerts(account, "credits_low").count() == 2
     assert_ledger_consistent(account)
 
 
 def test_a_reservation_alone_raises_no_alert_its_settlement_does(tenant):
     account = tenant.account
-    reservation = services.reserve(account, "content_generation", 95)
+    reservation = services.reserve(account=account, operation_type="content_generation", amount=95)
     assert not _alerts(account, "credits_low").exists()
-    services.settle(reservation)
+    services.settle(reservation=reservation)
     assert _alerts(account, "credits_low").count() == 1
 
 
@@ -168,7 +168,7 @@ def _end_period(account, *, days_ago: int = 0):
 
 def test_monthly_renewal_tops_the_balance_up_to_the_plans_credits(tenant):
     account = tenant.account
-    services.spend(account, "keyword_purchase", 70)
+    services.spend(account=account, operation_type="keyword_purchase", amount=70)
     ended = _end_period(account)
     assert services.renew_monthly_credits() == 1
     assert balance_of(account) == 100
@@ -183,7 +183,7 @@ def test_monthly_renewal_tops_the_balance_up_to_the_plans_credits(tenant):
 
 def test_monthly_renewal_keeps_credits_above_the_allowance(tenant):
     account = tenant.account
-    services.grant(account, 400, transaction_type=TransactionType.PURCHASE)
+    services.grant(account=account, amount=400, transaction_type=TransactionType.PURCHASE)
     _end_period(account)
     services.renew_monthly_credits()
     assert balance_of(account) == 500
@@ -202,7 +202,7 @@ def test_monthly_renewal_catches_up_missed_periods_with_one_top_up(tenant):
 
 def test_monthly_renewal_skips_inactive_subscriptions(tenant):
     account = tenant.account
-    services.spend(account, "keyword_purchase", 70)
+    services.spend(account=account, operation_type="keyword_purchase", amount=70)
     _end_period(account)
     Subscription.objects.for_account(account).update(status="cancelled")
     assert services.renew_monthly_credits() == 0

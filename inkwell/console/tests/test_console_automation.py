@@ -13,7 +13,7 @@ from inkwell.automation.models import AutomationRun
 from inkwell.automation.tests.pipeline_data import add_keywords, automation_settings, fund, quick_settings, uncut_shares
 from inkwell.console.views.automation import form_values
 from inkwell.jobs.services import execute
-from inkwell.publishing.site_settings import automation_config
+from inkwell.sitesettings.selectors import automation_config
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from inkwell.integration.tests.factories import make_integration
 from inkwell.publishing.models import PublishingRecord, PublishStatus, PublishTrigger
-from inkwell.publishing.site_settings import unified_settings_update
+from inkwell.sitesettings.services import unified_settings_update
 from inkwell.tenancy.models import SiteUserAccess
 from inkwell.writer.models import Content, ContentStatus, SiteStatus
 from inkwell.writer.tests.factories import make_content

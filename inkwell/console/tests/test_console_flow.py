@@ -212,7 +212,7 @@ def test_htmx_refusals_are_swapped_into_the_flash_region_with_their_status(conso
 def test_notifications_bell_list_and_mark_read(console_client, big_tenant, library):
     from inkwell.notifications.services import notify
 
-    notify(big_tenant.account, "system_info", title="Hello", message="Welcome to the console")
+    notify(account=big_tenant.account, notification_type="system_info", title="Hello", message="Welcome to the console")
     client = console_client(big_tenant.owner)
     assert 'aria-label="Notifications, 1 unread"' in client.get("/app/notifications/bell/").content.decode()
     page = client.get("/app/notifications/").content.decode()

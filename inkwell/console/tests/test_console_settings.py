@@ -7,7 +7,8 @@ import re
 import pytest
 
 from inkwell.ai.tests.openai_server import TEST_API_KEY
-from inkwell.publishing.site_settings import effective_settings, unified_settings_update
+from inkwell.sitesettings.selectors import effective_settings
+from inkwell.sitesettings.services import unified_settings_update
 from inkwell.system import selectors as system
 from inkwell.system.models import AIModel, IntegrationSettings, PromptOverride
 from inkwell.tenancy.models import SiteUserAccess

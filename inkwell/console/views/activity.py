@@ -55,7 +55,7 @@ class NotificationReadView(ConsoleView):
 
     def post(self, request, pk):
         notification = get_scoped(Notification, request, pk, queryset=inbox(request))
-        services.mark_read(request.account, notification.pk, user=request.user)
+        services.mark_read(account=request.account, notification_id=notification.pk, user=request.user)
         return self.done(request, request.POST.get("back") or reverse("console:notifications"))
 
 
@@ -63,7 +63,7 @@ class NotificationsReadAllView(ConsoleView):
     write_roles = ALL_ROLES
 
     def post(self, request):
-        services.mark_all_read(request.account, user=request.user, site_ids=accessible_site_ids(request))
+        services.mark_all_read(account=request.account, user=request.user, site_ids=accessible_site_ids(request))
         return self.done(request, reverse("console:notifications"))
 
 

@@ -19,10 +19,11 @@ from inkwell.automation.serializers import AutomationConfigUpdateSerializer
 from inkwell.automation.stages import STAGES
 from inkwell.console.base import ConsoleView, _messages, get_scoped, remember_site, scoped, validated
 from inkwell.console.views.library import SiteView
-from inkwell.publishing import site_settings
-from inkwell.publishing.defaults import AUTOMATION_FREQUENCIES, DAYS, STAGE_NUMBERS
-from inkwell.publishing.settings_serializers import DELAY_HELP, STAGE_LIMIT_HELP, STAGE_WORK
-from inkwell.publishing.site_settings import DELAY_FIELDS, STAGE_LIMIT_FIELDS, automation_config_names
+from inkwell.sitesettings.defaults import AUTOMATION_FREQUENCIES, DAYS, STAGE_NUMBERS
+from inkwell.sitesettings.serializers import DELAY_HELP, STAGE_LIMIT_HELP, STAGE_WORK
+from inkwell.sitesettings import selectors as site_settings_selectors
+from inkwell.sitesettings import services as site_settings_services
+from inkwell.sitesettings.selectors import DELAY_FIELDS, STAGE_LIMIT_FIELDS, automation_config_names
 
 RUNS_PAGE_SIZE = 25
 LOG_PAGE_SIZE = 50
@@ -98,7 +99,7 @@ def automation_context(request, site, *, values: dict | None = None, errors: dic
     """The configuration page: the form (the saved configuration, or ``values`` posted with
     ``errors``), the schedule's next run, the estimate of a run started now beside the balance,
     the site's active run, and a refused start (``refused``: credits needed and available)."""
-    config = site_settings.automation_config(site)
+    config = site_settings_selectors.automation_config(site)
     values = values or form_values(config)
     return {
         "site": site,
@@ -132,7 +133,7 @@ class AutomationView(SiteView):
         site = self.site_of(request, site_id)
         config = submitted_config(request.POST)
         try:
-            site_settings.automation_config_update(site=site, config=validated(AutomationConfigUpdateSerializer, request, config))
+            site_settings_services.automation_config_update(site=site, config=validated(AutomationConfigUpdateSerializer, request, config))
         except (exceptions.ValidationError, BusinessRuleViolation) as exc:
             error, errors = _messages(exc)
             context = automation_context(request, site, values=form_values(config), errors=errors or {"non_field_errors": [error]})

@@ -2,7 +2,7 @@
 published and failed content with the publish days, slots and limits; scheduling approved
 articles into a free slot or at a chosen time, moving and unscheduling them, publishing now.
 
-Every rule is the domains': the slot planner and the limits (``publishing.slots`` through
+Every rule is the domains': the slot planner and the limits (``sitesettings.slots`` through
 ``publishing.selectors.publishing_calendar`` and ``schedule_in_next_slot``), the editorial gate
 and the schedule (``writer.services``), the publisher (``publishing.services.publish_now``). Here
 a wall-clock time typed in the site's time zone becomes an instant, as the planner reads one.
@@ -19,11 +19,9 @@ from rest_framework.exceptions import ValidationError
 from inkwell.console.base import ConsoleView, get_scoped, scoped, validated
 from inkwell.console.views.library import SiteView
 from inkwell.publishing import selectors, services
-from inkwell.publishing.site_settings import schedule_in_next_slot
-from inkwell.publishing.slots import local_instant
+from inkwell.sitesettings.slots import local_instant
 from inkwell.writer import serializers as writer_serializers
 from inkwell.writer.models import Content
-from inkwell.writer.services import content_schedule, content_unschedule
 
 MONTH, WEEK, DAY = "month", "week", "day"
 # Items listed in a day of the month and of the week; the rest are a link to the day away.
@@ -165,11 +163,11 @@ class ScheduleView(ConsoleView):
     def post(self, request, pk):
         content = content_on_site(request, pk)
         if request.POST.get("when") == "next":
-            result = schedule_in_next_slot(content=content)
+            result = services.schedule_in_next_slot(content=content)
         else:
             at = chosen_instant(content.site, request.POST.get("at", ""))
             data = validated(writer_serializers.ScheduleInputSerializer, request, {"scheduled_publish_at": at.isoformat()})
-            result = content_schedule(content=content, **data)
+            result = services.content_schedule(content=content, **data)
         return back_to_calendar(self, request, content, at=result["scheduled_publish_at"], scheduled=content.pk)
 
 
@@ -179,7 +177,7 @@ class UnscheduleView(ConsoleView):
 
     def post(self, request, pk):
         content = content_on_site(request, pk)
-        content_unschedule(content=content)
+        services.content_unschedule(content=content)
         return back_to_calendar(self, request, content, unscheduled=content.pk)
 
 

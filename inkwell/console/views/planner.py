@@ -12,6 +12,7 @@ from inkwell.planner import selectors
 from inkwell.planner import serializers as s
 from inkwell.planner import services
 from inkwell.planner.models import Cluster, ClusterStatus, ContentIdea, IdeaStatus, Keyword, KeywordStatus
+from inkwell.writer import services as writer_services
 
 PAGE_SIZE = 50
 KEYWORD_FILTERS = ("sector_id", "cluster_id", "status", "difficulty_min", "difficulty_max", "volume_min", "volume_max", "search")
@@ -48,7 +49,7 @@ class KeywordsView(SiteView):
                 "filters": query_of(request.GET, KEYWORD_FILTERS),
                 "page_obj": page,
                 "unclustered": unclustered,
-                "cluster_cost": cost_of("clustering", min(unclustered, services.MAX_CLUSTER_KEYWORDS)),
+                "cluster_cost": cost_of(operation_type="clustering", units=min(unclustered, services.MAX_CLUSTER_KEYWORDS)),
             },
         )
 
@@ -88,7 +89,7 @@ class AutoClusterView(SiteView):
         count = len(data["keyword_ids"]) if "keyword_ids" in data else scoped(Keyword, request).filter(
             site=site, cluster__isnull=True, status=KeywordStatus.ACTIVE
         ).count()
-        self.credit_cost = cost_of("clustering", min(count, services.MAX_CLUSTER_KEYWORDS))
+        self.credit_cost = cost_of(operation_type="clustering", units=min(count, services.MAX_CLUSTER_KEYWORDS))
         job = services.start_auto_cluster(account=request.account, user=request.user, **data)
         return job_started(self, request, job)
 
@@ -112,7 +113,7 @@ class ClustersView(SiteView):
                 "statuses": ClusterStatus.choices,
                 "filters": filters,
                 "page_obj": page,
-                "idea_cost": cost_of("idea_generation", 1),
+                "idea_cost": cost_of(operation_type="idea_generation", units=1),
                 "default_ideas": s.DEFAULT_IDEAS_PER_CLUSTER,
             },
         )
@@ -130,7 +131,7 @@ class GenerateIdeasView(SiteView):
         if request.POST.get("ideas_per_cluster"):
             payload["ideas_per_cluster"] = request.POST["ideas_per_cluster"]
         data = validated(s.GenerateIdeasInputSerializer, request, payload)
-        self.credit_cost = cost_of("idea_generation", len(set(data["cluster_ids"])))
+        self.credit_cost = cost_of(operation_type="idea_generation", units=len(set(data["cluster_ids"])))
         clusters = scoped(Cluster, request).filter(site=site)
         job = services.start_generate_ideas(account=request.account, user=request.user, clusters=clusters, **data)
         return job_started(self, request, job)
@@ -155,7 +156,7 @@ class ClusterView(ConsoleView):
                 "cluster": cluster,
                 "ideas": Paginator(ideas, PAGE_SIZE).get_page(request.GET.get("page")),
                 "keywords": keywords[:PAGE_SIZE],
-                "idea_cost": cost_of("idea_generation", 1),
+                "idea_cost": cost_of(operation_type="idea_generation", units=1),
                 "default_ideas": s.DEFAULT_IDEAS_PER_CLUSTER,
             },
         )
@@ -183,5 +184,5 @@ class CreateTasksView(SiteView):
     def post(self, request, site_id):
         site = self.site_of(request, site_id)
         data = validated(s.CreateTasksInputSerializer, request, {"idea_ids": ids_from(request, "ids")})
-        services.create_tasks(account=request.account, ideas=scoped(ContentIdea, request).filter(site=site), **data)
+        writer_services.create_tasks(account=request.account, ideas=scoped(ContentIdea, request).filter(site=site), **data)
         return self.done(request, reverse("console:tasks", kwargs={"site_id": site.pk}))

@@ -18,9 +18,10 @@ from inkwell.ai.providers import PROVIDER_NAMES
 from inkwell.console.base import ConsoleView, _messages, validated
 from inkwell.console.views.forms import FormsView, changed, submitted_values
 from inkwell.console.views.library import SiteView
-from inkwell.publishing import site_settings
+from inkwell.sitesettings import selectors as site_settings_selectors
+from inkwell.sitesettings import services as site_settings_services
 from inkwell.publishing import settings_serializers as ss
-from inkwell.publishing.defaults import DAYS
+from inkwell.sitesettings.defaults import DAYS
 from inkwell.system import selectors as system
 from inkwell.system import serializers as s
 from inkwell.system import services
@@ -32,8 +33,8 @@ DAY_NAMES = {"mon": "Monday", "tue": "Tuesday", "wed": "Wednesday", "thu": "Thur
 # Empty rows offered under a list of times, to add one without JavaScript.
 SPARE_ROWS = 2
 PUBLISHING_FLAGS = ("auto_approval_enabled", "auto_publish_enabled")
-PUBLISHING_NUMBERS = (*site_settings.LIMITS, "total_items_per_run")
-AI_MODEL_FIELDS = tuple(site_settings.AI_FIELDS)
+PUBLISHING_NUMBERS = (*site_settings_selectors.LIMITS, "total_items_per_run")
+AI_MODEL_FIELDS = tuple(site_settings_selectors.AI_FIELDS)
 
 
 def number(value: str):
@@ -109,7 +110,7 @@ class SiteSettingsView(SiteView, FormsView):
 
     def context(self, request, *, site_id, submitted=None) -> dict:
         site = self.site_of(request, site_id)
-        settings = site_settings.unified_settings(site)
+        settings = site_settings_selectors.unified_settings(site)
         publishing = submitted_values(submitted, "publishing", read_publishing, settings["publishing_settings"])
         slots = list(publishing["publish_time_slots"]) + [{"start": "", "end": ""}] * SPARE_ROWS
         ai_models = submitted_values(submitted, "ai", read_ai_models, settings["ai_settings"])
@@ -128,7 +129,7 @@ class SiteSettingsView(SiteView, FormsView):
                 ("image_model_id", "Image model", [model for model in models if model.kind == AIModelKind.IMAGE]),
             ],
             "account_models": {"testing_model_id": account_ai["testing_model"], "live_model_id": account_ai["live_model"], "image_model_id": account_image["model"]},
-            "automation": automation_rows(settings, site_settings.default_settings()),
+            "automation": automation_rows(settings, site_settings_selectors.default_settings()),
             "may_edit": request.user.role_name in self.write_roles,
         }
 
@@ -142,7 +143,7 @@ class SiteSettingsView(SiteView, FormsView):
         else:
             raise Http404()
         data = validated(ss.UnifiedSettingsInputSerializer, request, changes)
-        site_settings.unified_settings_update(site=site, changes=data)
+        site_settings_services.unified_settings_update(site=site, changes=data)
         return self.done(request, reverse("console:site-settings", kwargs={"site_id": site.pk}) + f"?saved={form}")
 
 
@@ -151,7 +152,7 @@ class SiteSettingsResetView(SiteView):
 
     def post(self, request, site_id):
         site = self.site_of(request, site_id)
-        site_settings.site_settings_reset(site=site)
+        site_settings_services.site_settings_reset(site=site)
         return self.done(request, reverse("console:site-settings", kwargs={"site_id": site.pk}) + "?saved=reset")
 
 

@@ -15,7 +15,7 @@ from inkwell.linker import services as linker
 from inkwell.optimizer import selectors as optimizer
 from inkwell.optimizer import services as optimizer_services
 from inkwell.tenancy.permissions import ALL_ROLES
-from inkwell.writer import images, selectors, services
+from inkwell.writer import selectors, services
 from inkwell.writer import image_serializers as image_s
 from inkwell.writer import serializers as s
 from inkwell.writer.models import Content, ContentStatus, Image, Task, TaskStatus
@@ -74,7 +74,7 @@ class TasksView(SiteView):
         newest_content = dict(
             scoped(Content, request).filter(task_id__in=[task.pk for task in page]).order_by("task_id", "created_at", "id").values_list("task_id", "pk")
         ) if page.object_list else {}
-        rows = [{"task": task, "job_id": running.get(task.pk), "content_id": newest_content.get(task.pk), "cost": cost_of("content_generation", task.word_count)} for task in page]
+        rows = [{"task": task, "job_id": running.get(task.pk), "content_id": newest_content.get(task.pk), "cost": cost_of(operation_type="content_generation", units=task.word_count)} for task in page]
         return self.page(request, {"site": site, "page_obj": page, "rows": rows, "statuses": TaskStatus.choices, "status": status})
 
 
@@ -87,7 +87,7 @@ class GenerateDraftView(ConsoleView):
 
     def post(self, request, pk):
         task = get_scoped(Task, request, pk)
-        self.credit_cost = cost_of("content_generation", task.word_count)
+        self.credit_cost = cost_of(operation_type="content_generation", units=task.word_count)
         job = services.start_content_generation(account=request.account, task=task, user=request.user)
         return job_started(self, request, job)
 
@@ -140,9 +140,9 @@ class ContentEditorView(ConsoleView):
             "transitions": transitions if may_write else [],
             "revision_count": selectors.revisions_of(request.account, content).count(),
             "costs": {
-                "images": images.generation_cost(request.account),
-                "image": cost_of(images.IMAGE_GENERATION, 1),
-                "optimize": cost_of(optimizer_services.OPERATION, 1),
+                "images": selectors.generation_cost(request.account),
+                "image": cost_of(operation_type=selectors.IMAGE_GENERATION, units=1),
+                "optimize": cost_of(operation_type=optimizer_services.OPERATION, units=1),
             },
         }
 
@@ -180,8 +180,8 @@ class GenerateImagesView(ConsoleView):
         content = content_of(request, pk)
         payload = {name: request.POST[name] for name in ("image_type", "count") if request.POST.get(name)}
         data = validated(image_s.GenerateImagesInputSerializer, request, payload)
-        self.credit_cost = images.generation_cost(request.account, image_type=data.get("image_type"), count=data.get("count"))
-        job = images.start_image_generation(
+        self.credit_cost = selectors.generation_cost(request.account, image_type=data.get("image_type"), count=data.get("count"))
+        job = services.start_image_generation(
             account=request.account, content=content, user=request.user, image_type=data.get("image_type"), count=data.get("count")
         )
         return job_started(self, request, job)
@@ -195,8 +195,8 @@ class RegenerateImageView(ConsoleView):
     def post(self, request, pk):
         image = get_scoped(Image, request, pk)
         data = validated(image_s.RegenerateImageInputSerializer, request, {"image_id": image.pk, "prompt": request.POST.get("prompt", "")})
-        self.credit_cost = cost_of(images.IMAGE_GENERATION, 1)
-        job = images.start_image_regeneration(account=request.account, image=data["image"], user=request.user, prompt=data.get("prompt"))
+        self.credit_cost = cost_of(operation_type=selectors.IMAGE_GENERATION, units=1)
+        job = services.start_image_regeneration(account=request.account, image=data["image"], user=request.user, prompt=data.get("prompt"))
         return job_started(self, request, job)
 
 
@@ -207,7 +207,7 @@ class ImageAltTextView(ConsoleView):
     def post(self, request, pk):
         image = get_scoped(Image, request, pk)
         data = validated(image_s.ImageAltTextInputSerializer, request, {"alt_text": request.POST.get("alt_text", "")})
-        images.image_alt_text_update(image=image, **data)
+        services.image_alt_text_update(image=image, **data)
         return self.done(request, reverse("console:content", kwargs={"pk": image.content_id}) + "#images")
 
 
@@ -220,7 +220,7 @@ class OptimizeView(ConsoleView):
 
     def post(self, request, pk):
         content = content_of(request, pk)
-        self.credit_cost = cost_of(optimizer_services.OPERATION, 1)
+        self.credit_cost = cost_of(operation_type=optimizer_services.OPERATION, units=1)
         job = optimizer_services.start_optimization(account=request.account, user=request.user, content=content)
         return job_started(self, request, job)
 

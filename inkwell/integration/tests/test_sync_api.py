@@ -43,7 +43,7 @@ def notifications(tenant, event: str) -> list[Notification]:
 
 
 def test_a_sync_imports_categories_with_parents_and_tags(tenant, cms_integration, as_user, eager_jobs):
-    adapter = adapter_for(cms_integration)
+    adapter = adapter_for(integration=cms_integration)
     sport = adapter.ensure_term("category", name="Sport", slug="sport")
     running = adapter.ensure_term("category", name="Running", slug="running", parent_external_id=sport.external_id)
     trail = adapter.ensure_term("category", name="Trail & Mountain", slug="trail", parent_external_id=running.external_id)
@@ -80,7 +80,7 @@ def test_a_sync_imports_categories_with_parents_and_tags(tenant, cms_integration
 
 
 def test_a_sync_reconciles_the_published_state_of_our_content(tenant, cms_integration, cms_server, as_user, eager_jobs):
-    adapter = adapter_for(cms_integration)
+    adapter = adapter_for(integration=cms_integration)
     remote = {
         name: adapter.create_post(PostPayload(reference=f"ref-{name}", title=f"A {name} post", html="<p>Body</p>", status=status))
         for name, status in (("publish", "publish"), ("draft", "draft"), ("trashed", "publish"), ("deleted", "publish"))

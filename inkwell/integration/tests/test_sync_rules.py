@@ -142,7 +142,7 @@ STATE_TABLE = [
 def test_the_remote_state_of_a_post_maps_onto_our_content(tenant, ours, theirs, expected):
     content = make_content(tenant, site_status=ours, external_id="42", external_url="https://old.example.com/")
 
-    changed = services.apply_remote_post(content, None if theirs is None else remote(theirs))
+    changed = services.apply_remote_post(content=content, remote=None if theirs is None else remote(theirs))
 
     content.refresh_from_db()
     assert (content.site_status, content.external_id, content.external_url) == expected
@@ -154,8 +154,8 @@ def test_publishing_sets_the_publish_time_only_when_there_is_none(tenant):
     earlier = timezone.now() - timedelta(days=3)
     known = make_content(tenant, external_id="42", published_at=earlier)
 
-    services.apply_remote_post(fresh, remote("publish"))
-    services.apply_remote_post(known, remote("publish"))
+    services.apply_remote_post(content=fresh, remote=remote("publish"))
+    services.apply_remote_post(content=known, remote=remote("publish"))
 
     fresh.refresh_from_db()
     known.refresh_from_db()
@@ -169,7 +169,7 @@ def test_a_change_made_since_the_content_was_read_wins(tenant):
     content.site_status = SiteStatus.PUBLISHING
     content.save()
 
-    assert services.apply_remote_post(stale, remote("draft")) is False
+    assert services.apply_remote_post(content=stale, remote=remote("draft")) is False
     content.refresh_from_db()
     assert content.site_status == SiteStatus.PUBLISHING
 

@@ -49,7 +49,7 @@ def payload(event: str = "post.updated", post_id="42", status: str = "publish", 
 def deliver(client, key: str | None, secret: str, data, *, timestamp: int | None = None, signature: str | None = None, raw: bytes | None = None):
     raw = raw if raw is not None else json.dumps(data).encode()
     timestamp = int(time.time()) if timestamp is None else timestamp
-    headers = {"X-Inkwell-Timestamp": str(timestamp), "X-Inkwell-Signature": signature or f"sha256={signature_of(secret, str(timestamp), raw)}"}
+    headers = {"X-Inkwell-Timestamp": str(timestamp), "X-Inkwell-Signature": signature or f"sha256={signature_of(secret=secret, timestamp=str(timestamp), raw_body=raw)}"}
     if key is not None:
         headers["Authorization"] = f"ApiKey {key}"
     return client.post(WEBHOOK, data=raw, content_type="application/json", headers=headers)
@@ -143,9 +143,9 @@ def test_a_wrong_signature_is_refused(api_client, site_key, integration, publish
     raw = json.dumps(data).encode()
     timestamp = int(time.time())
     forged = [
-        f"sha256={signature_of('another secret', str(timestamp), raw)}",
-        f"sha256={signature_of(integration.webhook_secret, str(timestamp + 1), raw)}",
-        signature_of(integration.webhook_secret, str(timestamp), raw),
+        f"sha256={signature_of(secret='another secret', timestamp=str(timestamp), raw_body=raw)}",
+        f"sha256={signature_of(secret=integration.webhook_secret, timestamp=str(timestamp + 1), raw_body=raw)}",
+        signature_of(secret=integration.webhook_secret, timestamp=str(timestamp), raw_body=raw),
         "sha256=",
         "sha256=" + "0" * 64,
     ]
@@ -156,7 +156,7 @@ def test_a_wrong_signature_is_refused(api_client, site_key, integration, publish
     assert genuine["X-RateLimit-Limit"] == "300"
     # The body changed after signing.
     body_changed = json.dumps(payload(status="publish")).encode()
-    signed_for_raw = f"sha256={signature_of(integration.webhook_secret, str(timestamp), raw)}"
+    signed_for_raw = f"sha256={signature_of(secret=integration.webhook_secret, timestamp=str(timestamp), raw_body=raw)}"
     assert_error(deliver(api_client, site_key, "", None, timestamp=timestamp, signature=signed_for_raw, raw=body_changed), 401, "authentication_required", errors=INVALID_SIGNATURE)
 
 
@@ -190,7 +190,7 @@ def test_the_window_follows_the_setting(api_client, site_key, integration, publi
 @pytest.mark.parametrize("timestamp", ["", "soon", "1.5e9", "-5", "١٧٠٠٠٠٠٠٠٠"])
 def test_a_malformed_timestamp_is_refused(api_client, site_key, integration, timestamp):
     raw = json.dumps(payload()).encode()
-    headers = {"Authorization": f"ApiKey {site_key}", "X-Inkwell-Timestamp": timestamp, "X-Inkwell-Signature": f"sha256={signature_of(integration.webhook_secret, timestamp, raw)}"}
+    headers = {"Authorization": f"ApiKey {site_key}", "X-Inkwell-Timestamp": timestamp, "X-Inkwell-Signature": f"sha256={signature_of(secret=integration.webhook_secret, timestamp=timestamp, raw_body=raw)}"}
 
     assert_error(api_client.post(WEBHOOK, data=raw, content_type="application/json", headers=headers), 401, "authentication_required", errors=STALE)
 

@@ -37,7 +37,7 @@ def test_the_connection_test_logs_in_to_wordpress(tenant, wp_integration, as_use
 
 def test_a_sync_imports_wordpress_categories_and_tags_and_reconciles_posts(tenant, wp_integration, wordpress, as_user, eager_jobs):
     unique = uuid.uuid4().hex[:8]
-    adapter = adapter_for(wp_integration)
+    adapter = adapter_for(integration=wp_integration)
     parent = adapter.ensure_term("category", name=f"Parent {unique}", slug=f"parent-{unique}")
     child = adapter.ensure_term("category", name=f"Child {unique}", slug=f"child-{unique}", parent_external_id=parent.external_id)
     tag = adapter.ensure_term("tag", name=f"tag {unique}", slug=f"tag-{unique}")

@@ -23,19 +23,19 @@ FLAKY_KIND = "test.flaky"
 PAID_KIND = "test.paid"
 
 
-@job_kind(CRASH_KIND)
+@job_kind(name=CRASH_KIND)
 def _crash(ctx: JobContext) -> dict:
     raise RuntimeError("secret-internal-detail")
 
 
-@job_kind(FLAKY_KIND, max_attempts=3)
+@job_kind(name=FLAKY_KIND, max_attempts=3)
 def _flaky(ctx: JobContext) -> dict:
     if ctx.job.attempts < ctx.params["succeed_on"]:
         raise ProviderRateLimited()
     return {"attempt": ctx.job.attempts}
 
 
-@job_kind(PAID_KIND)
+@job_kind(name=PAID_KIND)
 def _paid(ctx: JobContext) -> dict:
     if ctx.params.get("fail"):
         raise services.JobFailed("The provider refused")
@@ -96,13 +96,13 @@ def test_a_transient_error_fails_the_job_once_attempts_run_out(tenant, eager_job
 def test_a_duplicate_delivery_does_not_run_a_job_twice(tenant, eager_jobs):
     with eager_jobs():
         job = services.start_job(account=tenant.account, kind=ECHO_KIND)
-    services.execute(job.pk, heartbeat=False)
+    services.execute(job_id=job.pk, heartbeat=False)
     assert _get(job).attempts == 1
 
 
 def test_credits_reserved_by_a_job_are_charged_when_it_succeeds(tenant, eager_jobs):
     with eager_jobs():
-        job = services.start_job(account=tenant.account, kind=PAID_KIND, prepare=billing.reserve_for_job("content_generation", 15))
+        job = services.start_job(account=tenant.account, kind=PAID_KIND, prepare=billing.reserve_for_job(operation_type="content_generation", amount=15))
         assert balance_of(tenant.account) == 100
         assert CreditReservation.objects.for_account(tenant.account).get().status == ReservationStatus.HELD
     assert balance_of(tenant.account) == 85
@@ -112,7 +112,7 @@ def test_credits_reserved_by_a_job_are_charged_when_it_succeeds(tenant, eager_jo
 
 def test_credits_reserved_by_a_job_are_released_when_it_fails(tenant, eager_jobs):
     with eager_jobs():
-        job = services.start_job(account=tenant.account, kind=PAID_KIND, params={"fail": True}, prepare=billing.reserve_for_job("content_generation", 15))
+        job = services.start_job(account=tenant.account, kind=PAID_KIND, params={"fail": True}, prepare=billing.reserve_for_job(operation_type="content_generation", amount=15))
     assert _get(job).status == JobStatus.FAILED
     assert balance_of(tenant.account) == 100
     assert CreditReservation.objects.for_account(tenant.account).get(job=job).status == ReservationStatus.RELEASED
@@ -121,15 +121,15 @@ def test_credits_reserved_by_a_job_are_released_when_it_fails(tenant, eager_jobs
 
 def test_a_job_the_account_cannot_pay_for_is_never_created(tenant):
     with pytest.raises(InsufficientCredits):
-        services.start_job(account=tenant.account, kind=PAID_KIND, prepare=billing.reserve_for_job("content_generation", 101))
+        services.start_job(account=tenant.account, kind=PAID_KIND, prepare=billing.reserve_for_job(operation_type="content_generation", amount=101))
     assert not Job.objects.for_account(tenant.account).exists()
     assert balance_of(tenant.account) == 100
 
 
 def test_cancelling_a_queued_job_stops_it_and_frees_its_credits(tenant, eager_jobs):
-    job = services.start_job(account=tenant.account, kind=PAID_KIND, prepare=billing.reserve_for_job("clustering", 5))
-    services.cancel_job(job)
-    services.execute(job.pk, heartbeat=False)
+    job = services.start_job(account=tenant.account, kind=PAID_KIND, prepare=billing.reserve_for_job(operation_type="clustering", amount=5))
+    services.cancel_job(job=job)
+    services.execute(job_id=job.pk, heartbeat=False)
     job = _get(job)
     assert job.status == JobStatus.CANCELLED
     assert balance_of(tenant.account) == 100
@@ -139,7 +139,7 @@ def test_cancelling_a_queued_job_stops_it_and_frees_its_credits(tenant, eager_jo
 def test_a_running_job_stops_at_its_next_progress_report_once_cancelled(tenant):
     job = services.start_job(account=tenant.account, kind=SLEEP_KIND, params={"seconds": 0.2})
     Job.objects.for_account(tenant.account).filter(pk=job.pk).update(status=JobStatus.RUNNING, attempts=1)
-    services.cancel_job(_get(job))
+    services.cancel_job(job=_get(job))
     with pytest.raises(services.JobCancelled):
         JobContext(_get(job)).progress(10)
 
@@ -159,7 +159,7 @@ def test_the_sweep_queues_a_job_whose_worker_died_again_while_attempts_remain(te
 
 
 def test_the_sweep_fails_a_job_whose_worker_died_on_its_last_attempt_and_frees_its_credits(tenant):
-    job = services.start_job(account=tenant.account, kind=PAID_KIND, prepare=billing.reserve_for_job("clustering", 5))
+    job = services.start_job(account=tenant.account, kind=PAID_KIND, prepare=billing.reserve_for_job(operation_type="clustering", amount=5))
     _make_stale(job, attempts=3)
     assert services.sweep_stale_jobs()["failed"] == 1
     job = _get(job)

@@ -32,7 +32,7 @@ class StartPaidWorkView(ApiView):
             kind=ECHO_KIND,
             params={"value": words},
             user=request.user,
-            prepare=reserve_for_job("content_generation", cost_of("content_generation", words)),
+            prepare=reserve_for_job(operation_type="content_generation", amount=cost_of(operation_type="content_generation", units=words)),
         )
         return job_accepted(job)
 

@@ -7,8 +7,8 @@ from inkwell.notifications.models import Notification, NotificationType
 def _notification(tenant, marker: str) -> Notification:
     # Account-wide and without a site, so every member of the victim account sees it in their list.
     return services.notify(
-        tenant.account,
-        NotificationType.KEYWORDS_IMPORTED,
+        account=tenant.account,
+        notification_type=NotificationType.KEYWORDS_IMPORTED,
         title=marker,
         message=f"{marker} keywords were added",
         action_label=marker,

@@ -20,15 +20,15 @@ def staff(client):
 
 
 def test_staff_see_every_accounts_notifications(staff, tenant, other_tenant):
-    services.notify(tenant.account, "credits_low", title="Low in A", message="m")
-    services.notify(other_tenant.account, "cms_sync_failed", title="Sync failed in B", message="m")
+    services.notify(account=tenant.account, notification_type="credits_low", title="Low in A", message="m")
+    services.notify(account=other_tenant.account, notification_type="cms_sync_failed", title="Sync failed in B", message="m")
     body = staff.get(CHANGELIST).content.decode()
     assert "Low in A" in body and "Sync failed in B" in body
     assert ANNOUNCE in body
 
 
 def test_notifications_are_read_only_in_the_admin(staff, tenant):
-    notification = services.notify(tenant.account, "system_info", title="t", message="m")
+    notification = services.notify(account=tenant.account, notification_type="system_info", title="t", message="m")
     assert staff.get(f"{CHANGELIST}add/").status_code == 403
     response = staff.post(f"{CHANGELIST}{notification.pk}/change/", {"title": "changed"})
     assert response.status_code == 403
@@ -77,11 +77,11 @@ def test_a_member_who_is_not_staff_is_sent_to_the_admin_login(client, tenant):
 
 
 def test_the_list_counts_the_members_who_read_each_notification(staff, tenant):
-    read_twice = services.notify(tenant.account, "system_info", title="read twice", message="m")
-    services.notify(tenant.account, "system_info", title="unread", message="m")
+    read_twice = services.notify(account=tenant.account, notification_type="system_info", title="read twice", message="m")
+    services.notify(account=tenant.account, notification_type="system_info", title="unread", message="m")
     for member in (tenant.owner, tenant.viewer):
-        services.mark_read(tenant.account, read_twice.pk, user=member)
-    services.delete(tenant.account, read_twice.pk, user=tenant.admin)
+        services.mark_read(account=tenant.account, notification_id=read_twice.pk, user=member)
+    services.delete(account=tenant.account, notification_id=read_twice.pk, user=tenant.admin)
     body = staff.get(CHANGELIST).content.decode()
     assert body.count('<td class="field-read_by">2</td>') == 1
     assert body.count('<td class="field-read_by">0</td>') == 1

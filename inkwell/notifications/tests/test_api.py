@@ -29,7 +29,7 @@ CATEGORY_MESSAGE = (
 def notify(tenant, notification_type="system_info", **fields) -> Notification:
     fields.setdefault("title", notification_type)
     fields.setdefault("message", "m")
-    return services.notify(tenant.account, notification_type, **fields)
+    return services.notify(account=tenant.account, notification_type=notification_type, **fields)
 
 
 def results(response) -> list[dict]:
@@ -112,7 +112,7 @@ def test_list_pages_by_twenty_by_default(tenant, owner):
 def test_list_filters_by_the_callers_read_state(tenant, owner, as_user):
     read = notify(tenant, title="read")
     notify(tenant, title="unread")
-    services.mark_read(tenant.account, read.pk, user=tenant.owner)
+    services.mark_read(account=tenant.account, notification_id=read.pk, user=tenant.owner)
     assert titles(owner.get(URL, {"is_read": "true"})) == ["read"]
     assert titles(owner.get(URL, {"is_read": "false"})) == ["unread"]
     assert sorted(titles(owner.get(URL, {"is_read": ""}))) == ["read", "unread"]
@@ -152,7 +152,7 @@ def test_list_filters_combine(tenant, owner):
     read = notify(tenant, "credits_low")
     notify(tenant, "credits_depleted")
     notify(tenant, "system_info")
-    services.mark_read(tenant.account, read.pk, user=tenant.owner)
+    services.mark_read(account=tenant.account, notification_id=read.pk, user=tenant.owner)
     assert titles(owner.get(URL, {"notification_type": "credit", "is_read": "false"})) == ["credits_depleted"]
 
 
@@ -174,11 +174,11 @@ def test_the_list_runs_the_same_queries_for_many_rows_as_for_one(tenant, owner):
         notification = notify(tenant, site=tenant.site, user=tenant.owner if n % 2 else None)
         # Receipts of the caller and of another member: the read state comes with the rows, not per row.
         if n % 3 == 0:
-            services.mark_read(tenant.account, notification.pk, user=tenant.owner)
+            services.mark_read(account=tenant.account, notification_id=notification.pk, user=tenant.owner)
         if n % 4 == 0:  # account-wide (even n), so the admin sees it too
-            services.mark_read(tenant.account, notification.pk, user=tenant.admin)
+            services.mark_read(account=tenant.account, notification_id=notification.pk, user=tenant.admin)
         if n % 10 == 9:
-            services.delete(tenant.account, notification.pk, user=tenant.owner)
+            services.delete(account=tenant.account, notification_id=notification.pk, user=tenant.owner)
     with CaptureQueriesContext(connection) as many:
         listed = results(owner.get(URL, {"page_size": 100}))
     assert len(listed) == 37
@@ -283,7 +283,7 @@ def test_read_marks_the_notification_read_and_keeps_the_first_read_time(tenant, 
 
 def test_read_all_marks_every_unread_notification_and_counts_them(tenant, owner):
     already = notify(tenant, title="already read")
-    read_at = services.mark_read(tenant.account, already.pk, user=tenant.owner).read_at
+    read_at = services.mark_read(account=tenant.account, notification_id=already.pk, user=tenant.owner).read_at
     notify(tenant, title="a")
     notify(tenant, title="b")
     assert data(owner.get(f"{URL}unread-count/")) == {"count": 2}

@@ -45,8 +45,8 @@ def test_what_was_read_stays_read_for_every_member_who_saw_it_read_and_back(make
             *((theirs, other.user(role).pk, read_at, None) for role in ROLES),
         }
 
-        first_read = services.mark_read(tenant.account, unread, user=tenant.viewer).read_at
-        services.mark_read(tenant.account, unread, user=tenant.owner)
+        first_read = services.mark_read(account=tenant.account, notification_id=unread, user=tenant.viewer).read_at
+        services.mark_read(account=tenant.account, notification_id=unread, user=tenant.owner)
         Notification = migrate(SHARED_FLAG).get_model("notifications", "Notification")
         # Backwards: read when any member read it, at the first read.
         flags = {pk: (is_read, at) for pk, is_read, at in Notification._default_manager.values_list("pk", "is_read", "read_at")}

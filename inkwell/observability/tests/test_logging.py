@@ -42,7 +42,7 @@ def test_an_anonymous_request_has_a_response_line_without_an_account(client, log
 def test_lines_written_while_a_job_runs_carry_its_job_and_account(tenant, log_lines):
     # A kind no handler is registered for: the engine logs an error while it runs the job.
     job = Job.objects.create(account=tenant.account, kind="test.no-such-kind")
-    execute(job.pk, heartbeat=False)
+    execute(job_id=job.pk, heartbeat=False)
     logging.getLogger("inkwell.jobs").info("after the job")
 
     [inside] = [record for record in log_lines.records if "no handler is registered" in record.getMessage()]

@@ -108,7 +108,7 @@ def test_a_job_whose_worker_died_is_counted_as_retried(tenant):
     assert sweep_stale_jobs()["requeued"] == 1
 
     assert value("inkwell_jobs_retried_total", kind=SLEEP_KIND, reason="worker_lost") == before + 1
-    execute(job.pk, heartbeat=False)
+    execute(job_id=job.pk, heartbeat=False)
     job.refresh_from_db()
     assert job.status == "succeeded"
 
@@ -116,14 +116,14 @@ def test_a_job_whose_worker_died_is_counted_as_retried(tenant):
 def test_credits_are_counted_by_operation_once_the_charge_commits(tenant, django_capture_on_commit_callbacks):
     before = value("inkwell_credits_spent_total", operation="linking")
     with django_capture_on_commit_callbacks(execute=True):
-        billing.spend(tenant.account, "linking", 3)
+        billing.spend(account=tenant.account, operation_type="linking", amount=3)
     assert value("inkwell_credits_spent_total", operation="linking") == before + 3
 
 
 def test_a_refused_charge_counts_no_credits(tenant, django_capture_on_commit_callbacks):
     before = value("inkwell_credits_spent_total", operation="linking")
     with django_capture_on_commit_callbacks(execute=True), pytest.raises(Exception, match="Insufficient"):
-        billing.spend(tenant.account, "linking", 10**9)
+        billing.spend(account=tenant.account, operation_type="linking", amount=10**9)
     assert value("inkwell_credits_spent_total", operation="linking") == before
 
 

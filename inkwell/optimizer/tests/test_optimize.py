@@ -120,7 +120,7 @@ def test_a_proposal_that_scores_lower_is_not_saved_nor_charged(tenant, funded, o
 
 def test_an_article_edited_while_the_provider_worked_is_not_overwritten(tenant, funded):
     content = weak_article(tenant)
-    proposal = propose(optimizer_client(tenant.account), tenant.account, content)
+    proposal = propose(client=optimizer_client(account=tenant.account), account=tenant.account, content=content)
     content_update(account=tenant.account, content=content, user=tenant.editor, html="<p>Rewritten by hand about trail shoes.</p>")
 
     item = apply_proposal(account=tenant.account, proposal=proposal, user=tenant.owner)

@@ -81,6 +81,6 @@ def set_balance(account, credits: int) -> None:
     """The account's balance made exactly ``credits``, through the ledger's own operations."""
     current = balance_of(account)
     if credits > current:
-        billing.grant(account, credits - current, description="test funds")
+        billing.grant(account=account, amount=credits - current, description="test funds")
     elif credits < current:
-        billing.spend(account, "linking", current - credits, description="test drain")
+        billing.spend(account=account, operation_type="linking", amount=current - credits, description="test drain")

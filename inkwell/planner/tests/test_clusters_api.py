@@ -177,7 +177,7 @@ def test_auto_cluster_groups_the_sites_unclustered_keywords_and_charges_the_cost
     assert all(Keyword.objects.for_account(planner.account).filter(cluster=cluster).count() >= 2 for cluster in clusters)
     assert clustered[paused.pk] is None and clustered[keywords[-2].pk] == done.pk
 
-    cost = cost_of("clustering", len(candidates))
+    cost = cost_of(operation_type="clustering", units=len(candidates))
     assert balance_of(planner.account) == before - cost
     usage = CreditUsage.objects.for_account(planner.account).get(operation_type="clustering")
     assert (usage.credits_used, usage.job_id, usage.model) == (cost, job.pk, "local")
@@ -233,7 +233,7 @@ def test_auto_cluster_refuses_keyword_ids_that_are_not_the_sites(planner, owner,
 
 
 def test_auto_cluster_without_the_credits_is_a_402_and_changes_nothing(planner, owner, keywords, eager_jobs):
-    set_balance(planner.account, cost_of("clustering", len(keywords)) - 1)
+    set_balance(planner.account, cost_of(operation_type="clustering", units=len(keywords)) - 1)
     before = set(Notification.objects.for_account(planner.account).values_list("pk", flat=True))
 
     with eager_jobs():
@@ -277,7 +277,7 @@ def test_a_job_run_again_after_its_results_were_saved_writes_nothing_twice(plann
     # As if the worker died after the handler's transaction committed and the sweep queued it again.
     Job.objects.for_account(planner.account).filter(pk=job_id).update(status="queued")
 
-    execute(job_id, heartbeat=False)
+    execute(job_id=job_id, heartbeat=False)
 
     job.refresh_from_db()
     assert job.status == "succeeded"

@@ -171,7 +171,7 @@ def test_generate_ideas_writes_ideas_per_cluster_and_charges_the_cost_table(plan
         assert len(mine) == 2
         assert all(idea.title and idea.site_id == planner.site.pk and idea.sector_id == planner.sector.pk and idea.status == "new" for idea in mine)
         assert all(idea.target_keywords and idea.outline for idea in mine)
-    cost = cost_of("idea_generation", 2)
+    cost = cost_of(operation_type="idea_generation", units=2)
     assert balance_of(planner.account) == before - cost
     usage = CreditUsage.objects.for_account(planner.account).get(operation_type="idea_generation")
     assert (usage.credits_used, usage.job_id, usage.model) == (cost, job.pk, "local") and usage.completion_tokens > 0
@@ -215,13 +215,13 @@ def test_generate_ideas_refuses_bad_input_and_starts_nothing(planner, owner, clu
 
 
 def test_generate_ideas_without_the_credits_is_a_402_and_changes_nothing(planner, owner, clusters, eager_jobs):
-    set_balance(planner.account, cost_of("idea_generation", 2) - 1)
+    set_balance(planner.account, cost_of(operation_type="idea_generation", units=2) - 1)
 
     with eager_jobs():
         response = owner.post(GENERATE, {"cluster_ids": [c.pk for c in clusters]}, format="json")
 
     assert_error(response, 402, "insufficient_credits", errors={"credits": ["Insufficient credits"]}, error="Insufficient credits")
-    assert balance_of(planner.account) == cost_of("idea_generation", 2) - 1
+    assert balance_of(planner.account) == cost_of(operation_type="idea_generation", units=2) - 1
     assert not Job.objects.for_account(planner.account).exists()
     assert not ContentIdea.objects.for_account(planner.account).exists()
     assert not notifications(planner.account, "ai_ideas_complete") and not notifications(planner.account, "ai_ideas_failed")

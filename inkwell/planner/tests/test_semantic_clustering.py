@@ -44,7 +44,7 @@ def test_one_keyword_from_three_countries_is_one_entry_of_one_cluster_and_a_misf
     with eager_jobs():
         owner.post(f"{PLANNER}/clusters/generate_ideas/", {"cluster_ids": [cluster.pk], "ideas_per_cluster": 1}, format="json")
     usage = CreditUsage.objects.for_account(planner.account).get(operation_type="idea_generation")
-    assert usage.credits_used == cost_of("idea_generation", 1)
+    assert usage.credits_used == cost_of(operation_type="idea_generation", units=1)
 
 
 def test_generated_ideas_are_flagged_against_the_sites_articles(planner, owner, eager_jobs, latte_keywords):

@@ -3,8 +3,8 @@
 from django.db import migrations, models
 from django.utils import timezone
 
-from inkwell.publishing import slots
-from inkwell.publishing.defaults import DEFAULT_SETTINGS, UNIFIED_ONLY_DEFAULTS
+from inkwell.sitesettings import slots
+from inkwell.sitesettings.defaults import DEFAULT_SETTINGS, UNIFIED_ONLY_DEFAULTS
 
 
 def schedule_enabled_sites(apps, schema_editor):

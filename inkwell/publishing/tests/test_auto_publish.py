@@ -5,7 +5,7 @@ import pytest
 
 from inkwell.integration.models import SiteIntegration
 from inkwell.notifications.models import Notification
-from inkwell.publishing.site_settings import unified_settings_update
+from inkwell.sitesettings.services import unified_settings_update
 from inkwell.writer.models import ContentStatus, SiteStatus
 from inkwell.writer.tests.factories import make_content
 

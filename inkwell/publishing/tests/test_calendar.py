@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime
 import pytest
 
 from inkwell.publishing.selectors import CalendarState, publishing_calendar
-from inkwell.publishing.site_settings import unified_settings_update
+from inkwell.sitesettings.services import unified_settings_update
 from inkwell.writer.models import ContentStatus, SiteStatus
 from inkwell.writer.tests.factories import make_content
 

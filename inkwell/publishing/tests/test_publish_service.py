@@ -239,8 +239,8 @@ def test_a_second_scheduler_finds_nothing_left_to_claim(tenant, cms_server):
     connect(tenant, cms_server)
     content = schedule(ready_content(tenant, images=False))
 
-    assert services.publish_scheduled(content.pk) is not None
-    assert services.publish_scheduled(content.pk) is None
+    assert services.publish_scheduled(content_id=content.pk) is not None
+    assert services.publish_scheduled(content_id=content.pk) is None
     assert cms_server.count("POST", POSTS) == 1
 
 
@@ -256,7 +256,7 @@ def test_in_article_images_open_the_sections_after_the_first_and_the_rest_go_las
     images = [Image(external_url=f"https://cms.test/{n}.png", alt_text=f"alt {n}") for n in (1, 2)]
     figures = {f"[{n}]": f'<figure class="wp-block-image"><img src="https://cms.test/{n}.png" alt="alt {n}"/></figure>' for n in (1, 2)}
 
-    result = body_with_images(html, images)
+    result = body_with_images(html=html, images=images)
 
     for marker, figure in figures.items():
         expected = expected.replace(marker, figure)

@@ -10,9 +10,11 @@ from django.test.utils import CaptureQueriesContext
 
 from inkwell.api.exceptions import BusinessRuleViolation
 from inkwell.integration.models import SiteIntegration
-from inkwell.publishing import site_settings, slots
-from inkwell.publishing.site_settings import effective_settings, schedule_in_next_slot
-from inkwell.publishing.tests.factories import make_site_settings
+from inkwell.publishing import services as publishing_services
+from inkwell.publishing.services import schedule_in_next_slot
+from inkwell.sitesettings import slots
+from inkwell.sitesettings.selectors import effective_settings
+from inkwell.sitesettings.tests.factories import make_site_settings
 from inkwell.tenancy.models import Site
 from inkwell.writer.models import Content, ContentStatus, SiteStatus
 from inkwell.writer.tests.factories import make_content
@@ -52,7 +54,7 @@ def test_effective_settings_lay_the_sites_changes_over_the_defaults(tenant):
         publishing={"weekly_publish_limit": 9, "time_slots": [{"start": "06:00", "end": "06:30"}]},
     )
 
-    settings = effective_settings(tenant.site)
+    settings = effective_settings(site=tenant.site)
 
     assert (settings.automation.enabled, settings.automation.time.isoformat(), settings.automation.scheduled_days) == (True, "05:45:30", ("sat",))
     assert settings.automation.frequency == "daily"
@@ -68,7 +70,7 @@ def test_stored_fields_that_are_no_longer_settings_are_ignored(tenant):
         tenant, automation={"retired_flag": True}, stages={"9": {"batch_size": 2}}, publishing={"retired": 1, "daily_publish_limit": 2}
     )
 
-    settings = effective_settings(tenant.site)
+    settings = effective_settings(site=tenant.site)
 
     assert len(settings.stages) == 7
     assert settings.publishing.daily_publish_limit == 2
@@ -77,12 +79,12 @@ def test_stored_fields_that_are_no_longer_settings_are_ignored(tenant):
 def test_effective_settings_cost_one_query(tenant, django_assert_num_queries):
     make_site_settings(tenant, publishing={"daily_publish_limit": 2})
     with django_assert_num_queries(1):
-        effective_settings(tenant.site)
+        effective_settings(site=tenant.site)
 
 
 def test_the_effective_settings_cannot_change_the_defaults(tenant):
-    effective_settings(tenant.site).publishing.time_slots[0]["start"] = "23:00"
-    assert effective_settings(tenant.site).publishing.time_slots[0]["start"] == "09:00"
+    effective_settings(site=tenant.site).publishing.time_slots[0]["start"] = "23:00"
+    assert effective_settings(site=tenant.site).publishing.time_slots[0]["start"] == "09:00"
 
 
 # schedule_in_next_slot
@@ -98,7 +100,7 @@ def new_york(tenant):
 def test_approved_content_goes_into_the_next_free_slot_in_the_sites_time_zone(new_york):
     content = make_content(new_york, status="approved")
 
-    result = schedule_in_next_slot(content, after=MONDAY)
+    result = schedule_in_next_slot(content=content, after=MONDAY)
 
     # 09:00 in New York on Monday 2 March (EST, UTC-5).
     assert result == {"content_id": content.pk, "site_status": SiteStatus.SCHEDULED, "scheduled_publish_at": utc("2026-03-02T14:00")}
@@ -110,7 +112,7 @@ def test_slots_taken_by_scheduled_content_are_skipped(tenant):
     make_content(tenant, site_status=SiteStatus.PUBLISHING, scheduled_publish_at=utc("2026-03-02T14:00"))
     content = make_content(tenant, status=APPROVED)
 
-    assert schedule_in_next_slot(content, after=MONDAY)["scheduled_publish_at"] == utc("2026-03-02T18:00")
+    assert schedule_in_next_slot(content=content, after=MONDAY)["scheduled_publish_at"] == utc("2026-03-02T18:00")
 
 
 def test_content_published_earlier_this_week_counts_towards_the_weekly_limit(tenant):
@@ -120,7 +122,7 @@ def test_content_published_earlier_this_week_counts_towards_the_weekly_limit(ten
     content = make_content(tenant, status=APPROVED)
 
     # Wednesday of a week that published two already: the next week's Monday.
-    assert schedule_in_next_slot(content, after=utc("2026-03-04T08:00"))["scheduled_publish_at"] == utc("2026-03-09T09:00")
+    assert schedule_in_next_slot(content=content, after=utc("2026-03-04T08:00"))["scheduled_publish_at"] == utc("2026-03-09T09:00")
 
 
 def test_content_of_other_sites_and_unscheduled_content_take_no_slot(tenant, other_tenant):
@@ -130,18 +132,18 @@ def test_content_of_other_sites_and_unscheduled_content_take_no_slot(tenant, oth
     make_content(tenant, site_status=SiteStatus.FAILED, scheduled_publish_at=utc("2026-03-02T09:00"))
     content = make_content(tenant, status=APPROVED)
 
-    assert schedule_in_next_slot(content, after=MONDAY)["scheduled_publish_at"] == utc("2026-03-02T09:00")
+    assert schedule_in_next_slot(content=content, after=MONDAY)["scheduled_publish_at"] == utc("2026-03-02T09:00")
 
 
 def test_scheduling_again_does_not_count_the_contents_own_slot(tenant):
     content = make_content(tenant, status=APPROVED, site_status=SiteStatus.SCHEDULED, scheduled_publish_at=utc("2026-03-02T09:00"))
-    assert schedule_in_next_slot(content, after=MONDAY)["scheduled_publish_at"] == utc("2026-03-02T09:00")
+    assert schedule_in_next_slot(content=content, after=MONDAY)["scheduled_publish_at"] == utc("2026-03-02T09:00")
 
 
 def test_two_placements_take_two_slots(tenant):
     first, second = make_content(tenant, status=APPROVED), make_content(tenant, status=APPROVED)
-    assert schedule_in_next_slot(first, after=MONDAY)["scheduled_publish_at"] == utc("2026-03-02T09:00")
-    assert schedule_in_next_slot(second, after=MONDAY)["scheduled_publish_at"] == utc("2026-03-02T14:00")
+    assert schedule_in_next_slot(content=first, after=MONDAY)["scheduled_publish_at"] == utc("2026-03-02T09:00")
+    assert schedule_in_next_slot(content=second, after=MONDAY)["scheduled_publish_at"] == utc("2026-03-02T14:00")
 
 
 def test_the_taken_times_are_read_in_one_query(tenant):
@@ -150,7 +152,7 @@ def test_the_taken_times_are_read_in_one_query(tenant):
     content = make_content(tenant, status=APPROVED)
 
     with CaptureQueriesContext(connection) as captured:
-        schedule_in_next_slot(content, after=MONDAY)
+        schedule_in_next_slot(content=content, after=MONDAY)
 
     statements = [query["sql"].split()[0] for query in captured.captured_queries if "SAVEPOINT" not in query["sql"]]
     # The site lock, the settings, the taken times, the active integration (the gate) and the schedule update.
@@ -167,7 +169,7 @@ def test_no_free_slot_within_the_horizon_is_a_422_and_leaves_the_content_alone(t
     content = make_content(tenant, status=APPROVED)
 
     with pytest.raises(BusinessRuleViolation) as refused:
-        schedule_in_next_slot(content, after=MONDAY)
+        schedule_in_next_slot(content=content, after=MONDAY)
 
     assert refused.value.errors == {"scheduled_publish_at": ["No free publishing slot within the limits"]}
     assert state(content) == (SiteStatus.NOT_PUBLISHED, None)
@@ -187,14 +189,14 @@ def test_two_concurrent_placements_never_take_the_same_slot(tenant, monkeypatch)
         threading.Event().wait(0.3)
         return slot
 
-    monkeypatch.setattr(site_settings.slots, "next_free_slot", slow_plan)
+    monkeypatch.setattr(publishing_services.slots, "next_free_slot", slow_plan)
     start = threading.Barrier(2)
     results, errors = [], []
 
     def place(content):
         try:
             start.wait()
-            results.append(schedule_in_next_slot(content, after=MONDAY)["scheduled_publish_at"])
+            results.append(schedule_in_next_slot(content=content, after=MONDAY)["scheduled_publish_at"])
         except Exception as error:  # reported below; an exception in a thread would vanish
             errors.append(error)
         finally:

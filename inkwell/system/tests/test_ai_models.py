@@ -3,7 +3,7 @@ migration seeds, the read-only list, and the client built with a site's models."
 
 import pytest
 
-from inkwell.publishing.tests.factories import make_site_settings
+from inkwell.sitesettings.tests.factories import make_site_settings
 from inkwell.system import selectors, services
 from inkwell.system.defaults import ai_model_catalogue, load_ai_models
 from inkwell.system.models import AIModel

@@ -206,14 +206,14 @@ def test_cancelling_a_queued_generation_removes_its_images_and_frees_its_credits
 def test_short_credits_answer_402_and_create_nothing(tenant, as_user, content):
     image = make_image(tenant, content=content, status=ImageStatus.GENERATED, prompt="kept")
     # 1 (prompts) + 2 × 4 (images) are needed; leave one credit too few.
-    billing.spend(tenant.account, "keyword_purchase", balance_of(tenant.account) - 8)
+    billing.spend(account=tenant.account, operation_type="keyword_purchase", amount=balance_of(tenant.account) - 8)
     before = list(Image.objects.for_account(tenant.account).values())
     client = as_user(tenant.owner)
 
     for url, body in ((GENERATE, {"content_id": content.pk}), (generate_images_url(content), {})):
         response = client.post(url, body, format="json")
         assert_error(response, 402, "insufficient_credits", error="Insufficient credits", errors={"credits": ["Insufficient credits"]})
-    billing.spend(tenant.account, "keyword_purchase", balance_of(tenant.account) - 1)
+    billing.spend(account=tenant.account, operation_type="keyword_purchase", amount=balance_of(tenant.account) - 1)
     response = client.post(REGENERATE, {"image_id": image.pk}, format="json")
     assert_error(response, 402, "insufficient_credits", error="Insufficient credits", errors={"credits": ["Insufficient credits"]})
 

@@ -75,7 +75,7 @@ def test_generation_charges_its_cost_once_with_a_usage_record(tenant, funded, as
     with eager_jobs():
         generate(as_user(tenant.owner), task)
 
-    assert cost_of("content_generation", 1500) == 15
+    assert cost_of(operation_type="content_generation", units=1500) == 15
     assert balance_of(account) == 85
     usage = CreditUsage.objects.for_account(account).get(operation_type="content_generation")
     assert (usage.credits_used, usage.site_id) == (15, tenant.site.pk)

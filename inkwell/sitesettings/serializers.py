@@ -20,11 +20,11 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from inkwell.publishing import slots
-from inkwell.publishing.defaults import AUTOMATION_FREQUENCIES, DAYS, MAX_TOTAL_BUDGET_PCT, STAGE_NUMBERS
-from inkwell.publishing.site_settings import DELAY_FIELDS, STAGE_CONFIG_NAMES, STAGE_LIMIT_FIELDS, automation_config_names
-from inkwell.system.models import AIModel, AIModelKind
-from inkwell.system.serializers import REQUIRED, OptionalFieldsMixin, RejectUnknownFieldsMixin
+from inkwell.api.serializers import REQUIRED, OptionalFieldsMixin, RejectUnknownFieldsMixin
+from inkwell.sitesettings import slots
+from inkwell.sitesettings.defaults import AUTOMATION_FREQUENCIES, DAYS, MAX_TOTAL_BUDGET_PCT, STAGE_NUMBERS
+from inkwell.sitesettings.models import SiteSettings
+from inkwell.sitesettings.selectors import DELAY_FIELDS, STAGE_CONFIG_NAMES, STAGE_LIMIT_FIELDS, automation_config_names
 
 INVALID_DAY = "Invalid day name; use mon, tue, wed, thu, fri, sat or sun"
 DUPLICATE_DAY = "Each day may appear once"
@@ -37,6 +37,9 @@ NO_SLOTS = "Give at least one time slot"
 DUPLICATE_STAGE = "Each stage may appear once"
 NOT_TEXT_MODEL = "Choose an active text model"
 NOT_IMAGE_MODEL = "Choose an active image model"
+# The kinds of the AI model catalogue (``AIModel.kind``).
+TEXT_MODEL = "text"
+IMAGE_MODEL = "image"
 CONFLICTING_STAGE_VALUE = "Differs from automation_config.{field} in the same request"
 
 HH_MM = re.compile(r"([01][0-9]|2[0-3]):[0-5][0-9]")
@@ -265,13 +268,16 @@ class AIModelField(serializers.PrimaryKeyRelatedField):
         super().__init__(allow_null=True, required=False, error_messages={"does_not_exist": message, "incorrect_type": message}, **kwargs)
 
     def get_queryset(self):
-        return AIModel.objects.filter(kind=self.kind, is_active=True)
+        # The catalogue is the model the settings' foreign keys name (system's AIModel): system sits
+        # above this app and reads these settings, so the catalogue is reached through the relation.
+        catalogue = SiteSettings._meta.get_field("testing_model").related_model
+        return catalogue.objects.filter(kind=self.kind, is_active=True)
 
 
 class AISettingsInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
-    testing_model_id = AIModelField(kind=AIModelKind.TEXT, message=NOT_TEXT_MODEL, help_text="An active text model; null: the account's.")
-    live_model_id = AIModelField(kind=AIModelKind.TEXT, message=NOT_TEXT_MODEL, help_text="An active text model; null: the account's.")
-    image_model_id = AIModelField(kind=AIModelKind.IMAGE, message=NOT_IMAGE_MODEL, help_text="An active image model; null: the account's.")
+    testing_model_id = AIModelField(kind=TEXT_MODEL, message=NOT_TEXT_MODEL, help_text="An active text model; null: the account's.")
+    live_model_id = AIModelField(kind=TEXT_MODEL, message=NOT_TEXT_MODEL, help_text="An active text model; null: the account's.")
+    image_model_id = AIModelField(kind=IMAGE_MODEL, message=NOT_IMAGE_MODEL, help_text="An active image model; null: the account's.")
 
 
 class UnifiedSettingsSerializer(serializers.Serializer):

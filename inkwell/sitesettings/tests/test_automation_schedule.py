@@ -6,13 +6,15 @@ from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
-from django.apps import apps
+from django.db import connection
+from django.db.migrations.loader import MigrationLoader
 
 from inkwell.api.exceptions import BusinessRuleViolation
-from inkwell.publishing import site_settings
-from inkwell.publishing.models import SiteSettings
-from inkwell.publishing.site_settings import BUDGET_OVER_100, effective_settings, unified_settings_update
-from inkwell.publishing.tests.factories import make_site_settings
+from inkwell.sitesettings import services as site_settings
+from inkwell.sitesettings.models import SiteSettings
+from inkwell.sitesettings.selectors import effective_settings
+from inkwell.sitesettings.services import BUDGET_OVER_100, unified_settings_update
+from inkwell.sitesettings.tests.factories import make_site_settings
 from inkwell.tenancy.models import Site
 
 pytestmark = pytest.mark.django_db
@@ -47,7 +49,7 @@ def test_enabling_automation_stores_the_schedules_next_run_after_now(tenant):
     row = update(tenant.site, automation_config={"enabled": True})
 
     assert row.next_run_at == utc("2026-03-03T02:00")
-    assert effective_settings(tenant.site).automation.next_run_at == utc("2026-03-03T02:00")
+    assert effective_settings(site=tenant.site).automation.next_run_at == utc("2026-03-03T02:00")
 
 
 def test_next_run_at_is_placed_in_the_sites_time_zone(tenant):
@@ -152,7 +154,10 @@ def test_sites_that_enabled_automation_before_the_column_existed_are_scheduled(t
     make_site_settings(other_tenant, automation={"time": "03:00"})
     migration = importlib.import_module("inkwell.publishing.migrations.0003_automation_schedule_and_delays")
 
-    migration.schedule_enabled_sites(apps, None)
+    # The models as they were at that migration, when publishing held the site settings.
+    state = MigrationLoader(connection).project_state(("publishing", "0003_automation_schedule_and_delays"))
+
+    migration.schedule_enabled_sites(state.apps, None)
 
     next_run_at = stored(tenant.site).next_run_at
     assert (next_run_at.hour, next_run_at.minute) == (3, 0)
@@ -170,7 +175,7 @@ def test_use_testing_budget_pct_and_delays_are_stored_and_apply(tenant):
         stage_configs=[{"stage": 4, "use_testing": True, "budget_pct": 30}, {"stage": 6, "budget_pct": 25}],
     )
 
-    settings = effective_settings(tenant.site)
+    settings = effective_settings(site=tenant.site)
     assert (settings.delays.within_stage, settings.delays.between_stage) == (0, 12)
     assert (settings.stage(4).use_testing, settings.stage(4).budget_pct, settings.stage(6).budget_pct) == (True, 30, 25)
     assert row.delays == {"within_stage": 0, "between_stage": 12}
@@ -190,7 +195,7 @@ def test_budgets_adding_up_to_more_than_100_are_a_422_and_change_nothing(tenant)
 
 def test_budgets_may_add_up_to_exactly_100_or_less(tenant):
     update(tenant.site, stage_configs=[{"stage": 4, "budget_pct": 100}, *({"stage": n, "budget_pct": 0} for n in (1, 2, 3, 5, 6, 7))])
-    assert [stage.budget_pct for stage in effective_settings(tenant.site).stages] == [0, 0, 0, 100, 0, 0, 0]
+    assert [stage.budget_pct for stage in effective_settings(site=tenant.site).stages] == [0, 0, 0, 100, 0, 0, 0]
 
     update(tenant.site, stage_configs=[{"stage": 4, "budget_pct": 10}])
-    assert sum(stage.budget_pct for stage in effective_settings(tenant.site).stages) == 10
+    assert sum(stage.budget_pct for stage in effective_settings(site=tenant.site).stages) == 10

@@ -1,4 +1,4 @@
-"""The slot planner and the automation schedule (inkwell.publishing.slots), table by table: limits,
+"""The slot planner and the automation schedule (inkwell.sitesettings.slots), table by table: limits,
 publish days, several slots, time zones, DST changes and week/month boundaries."""
 
 from datetime import UTC, date, datetime, time
@@ -6,8 +6,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from inkwell.publishing import slots
-from inkwell.publishing.slots import local_instant, next_free_slot, next_run_at, window_start
+from inkwell.sitesettings import slots
+from inkwell.sitesettings.slots import local_instant, next_free_slot, next_run_at, window_start
 
 WEEKDAYS = ["mon", "tue", "wed", "thu", "fri"]
 EVERY_DAY = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from inkwell.publishing.defaults import DAYS
+from inkwell.sitesettings.defaults import DAYS
 
 # How far ahead the planner looks before it gives up.
 HORIZON_DAYS = 400

@@ -10,8 +10,8 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from inkwell.api.tests import assert_error
-from inkwell.publishing.models import SiteSettings
-from inkwell.publishing.settings_serializers import (
+from inkwell.sitesettings.models import SiteSettings
+from inkwell.sitesettings.serializers import (
     CONFLICTING_STAGE_VALUE,
     DUPLICATE_DAY,
     DUPLICATE_SLOT,
@@ -25,7 +25,7 @@ from inkwell.publishing.settings_serializers import (
     NOT_TEXT_MODEL,
     SLOT_ENDS_TOO_EARLY,
 )
-from inkwell.publishing.tests.factories import CROSS_ACCOUNT_FACTORIES, ISOLATION_PUBLISHING, make_site_settings
+from inkwell.sitesettings.tests.factories import CROSS_ACCOUNT_FACTORIES, ISOLATION_PUBLISHING, make_site_settings
 from inkwell.system.models import AIModel
 from inkwell.tenancy import services as tenancy_services
 from inkwell.tenancy.models import Site, SiteUserAccess

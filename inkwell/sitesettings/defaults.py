@@ -3,7 +3,7 @@ automation defaults).
 
 ``DEFAULT_SETTINGS`` is what ``GET /integration/settings/defaults/`` returns, word for word; a
 site without saved settings, and a site after a reset, uses exactly these values
-(``inkwell.publishing.site_settings``). ``UNIFIED_ONLY_DEFAULTS`` holds the defaults of the fields
+(``inkwell.sitesettings.selectors``). ``UNIFIED_ONLY_DEFAULTS`` holds the defaults of the fields
 the unified settings have and the defaults endpoint does not show.
 
 Stages (API-CONTRACT section 8): 1 keywords → clusters, 2 clusters → ideas, 3 ideas → tasks,

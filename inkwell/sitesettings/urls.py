@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from inkwell.publishing import settings_views as views
+from inkwell.sitesettings import views
 
 urlpatterns = [
     path(

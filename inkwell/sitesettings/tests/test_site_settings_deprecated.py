@@ -8,9 +8,9 @@ from drf_spectacular.generators import SchemaGenerator
 from django.utils.dateparse import parse_datetime
 
 from inkwell.api.tests import assert_error
-from inkwell.publishing.models import SiteSettings
-from inkwell.publishing.settings_serializers import DUPLICATE_SLOT, INVALID_DAY, INVALID_TIME
-from inkwell.publishing.tests.factories import make_site_settings
+from inkwell.sitesettings.models import SiteSettings
+from inkwell.sitesettings.serializers import DUPLICATE_SLOT, INVALID_DAY, INVALID_TIME
+from inkwell.sitesettings.tests.factories import make_site_settings
 from inkwell.tenancy.models import SiteUserAccess
 
 pytestmark = pytest.mark.django_db
@@ -190,7 +190,7 @@ def test_another_accounts_settings_are_not_found_and_unchanged(tenant, other_ten
 
 
 def test_the_schema_marks_the_endpoints_deprecated():
-    patterns = [path("api/v1/integration/", include("inkwell.publishing.settings_urls"))]
+    patterns = [path("api/v1/integration/", include("inkwell.sitesettings.urls"))]
     schema = SchemaGenerator(patterns=patterns).get_schema(request=None, public=True)
     operations = schema["paths"]["/api/v1/integration/sites/{site_id}/publishing-settings/"]
     assert {method: operation.get("deprecated") for method, operation in operations.items()} == {"get": True, "put": True, "patch": True}

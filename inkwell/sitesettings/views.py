@@ -12,8 +12,8 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from inkwell.api.envelope import ok
 from inkwell.api.schema import ErrorEnvelopeSerializer
 from inkwell.api.views import ApiView, validated
-from inkwell.publishing import settings_serializers as s
-from inkwell.publishing import site_settings
+from inkwell.sitesettings import selectors, services
+from inkwell.sitesettings import serializers as s
 from inkwell.tenancy.models import Site
 from inkwell.tenancy.viewsets import AccountScopedViewSet
 
@@ -37,7 +37,7 @@ class UnifiedSettingsViewSet(SiteSettingsViewSet):
     serializer_class = s.UnifiedSettingsSerializer
 
     def _answer(self, site: Site):
-        return ok(s.UnifiedSettingsSerializer(site_settings.unified_settings(site)).data)
+        return ok(s.UnifiedSettingsSerializer(selectors.unified_settings(site=site)).data)
 
     @extend_schema(responses={200: s.UnifiedSettingsSerializer})
     def retrieve(self, request, site_id=None):
@@ -49,14 +49,14 @@ class UnifiedSettingsViewSet(SiteSettingsViewSet):
         optional; ``stage_configs`` entries change the stage they name. Daily ≤ weekly ≤ monthly
         publish limits (0: no limit) or 422."""
         site = self.get_object()
-        site_settings.unified_settings_update(site=site, changes=validated(s.UnifiedSettingsInputSerializer, request))
+        services.unified_settings_update(site=site, changes=validated(s.UnifiedSettingsInputSerializer, request))
         return self._answer(site)
 
     @extend_schema(request=None, responses={200: s.UnifiedSettingsSerializer})
     def reset(self, request, site_id=None):
         """Returns every setting of the site to the defaults (``GET /integration/settings/defaults/``)."""
         site = self.get_object()
-        site_settings.site_settings_reset(site=site)
+        services.site_settings_reset(site=site)
         return self._answer(site)
 
 
@@ -67,7 +67,7 @@ class DefaultSettingsView(ApiView):
 
     @extend_schema(tags=["site settings"], responses={200: s.DefaultSettingsSerializer})
     def get(self, request):
-        return ok(s.DefaultSettingsSerializer(site_settings.default_settings()).data)
+        return ok(s.DefaultSettingsSerializer(selectors.default_settings()).data)
 
 
 @extend_schema(tags=["site settings"], deprecated=True)
@@ -85,12 +85,12 @@ class PublishingSettingsViewSet(SiteSettingsViewSet):
         return response
 
     def _answer(self, site: Site):
-        return ok(s.PublishingSettingsResourceSerializer(site_settings.publishing_settings_resource(site)).data)
+        return ok(s.PublishingSettingsResourceSerializer(services.publishing_settings_resource(site=site)).data)
 
     def _save(self, request, *, partial: bool):
         site = self.get_object()
         values = validated(s.PublishingSettingsResourceSerializer, request, partial=partial)
-        site_settings.publishing_settings_update(site=site, values=values)
+        services.publishing_settings_update(site=site, values=values)
         return self._answer(site)
 
     @extend_schema(responses={200: s.PublishingSettingsResourceSerializer})

@@ -4,8 +4,8 @@ settings and a reset read as well."""
 
 import pytest
 
-from inkwell.publishing import defaults
-from inkwell.publishing.site_settings import effective_settings
+from inkwell.sitesettings import defaults
+from inkwell.sitesettings.selectors import effective_settings
 
 pytestmark = pytest.mark.django_db
 
@@ -55,7 +55,7 @@ def test_the_stage_budgets_share_out_a_whole_run():
 
 
 def test_a_site_without_saved_settings_uses_the_defaults(tenant):
-    settings = effective_settings(tenant.site)
+    settings = effective_settings(site=tenant.site)
 
     assert (settings.automation.enabled, settings.automation.frequency, settings.automation.time.isoformat()) == (False, "daily", "02:00:00")
     assert [(stage.number, stage.batch_size, stage.budget_pct) for stage in settings.stages] == [
