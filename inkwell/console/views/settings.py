@@ -20,7 +20,7 @@ from inkwell.console.views.forms import FormsView, changed, submitted_values
 from inkwell.console.views.library import SiteView
 from inkwell.sitesettings import selectors as site_settings_selectors
 from inkwell.sitesettings import services as site_settings_services
-from inkwell.publishing import settings_serializers as ss
+from inkwell.sitesettings import serializers as ss
 from inkwell.sitesettings.defaults import DAYS
 from inkwell.system import selectors as system
 from inkwell.system import serializers as s
