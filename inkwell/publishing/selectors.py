@@ -166,7 +166,7 @@ def publishing_calendar(site: Site, *, first_day: date, last_day: date, now: dat
     each limit it uses. Counted over the whole weeks and months the days touch, so the limits
     shown are those the planner applies. Four queries, whatever the number of rows."""
     tz = ZoneInfo(site.time_zone)
-    publishing = effective_settings(site).publishing
+    publishing = effective_settings(site=site).publishing
     counted_from = min(first_day - timedelta(days=first_day.weekday()), first_day.replace(day=1))
     month_end = (last_day.replace(day=28) + timedelta(days=4)).replace(day=1)
     counted_to = max(last_day + timedelta(days=7 - last_day.weekday()), month_end)

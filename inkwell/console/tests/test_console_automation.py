@@ -51,23 +51,23 @@ def page_of(site) -> str:
 
 def test_the_form_shows_the_saved_configuration_and_posting_it_back_changes_nothing(site, console_client):
     client = console_client(site.owner)
-    before = automation_config(site.site)
+    before = automation_config(site=site.site)
     page = client.get(page_of(site)).content.decode()
     assert f'name="stage_3_batch_size" value="{before["stage_3_batch_size"]}"' in page
     assert 'name="stage_configs.0.budget_pct" value="100"' in page
     response = client.post(page_of(site), form_post(before))
     assert response.status_code == 302 and response.headers["Location"].endswith("?saved=1")
-    assert automation_config(site.site) == before
+    assert automation_config(site=site.site) == before
 
 
 def test_a_changed_form_is_saved_as_the_automation_services_store_it(site, console_client):
     client = console_client(site.owner)
-    post = form_post(automation_config(site.site))
+    post = form_post(automation_config(site=site.site))
     post.update({"enabled": "on", "frequency": "weekly", "scheduled_days": ["tue", "mon"], "scheduled_time": "06:30", "stage_2_batch_size": "4"})
     post.update({"max_ideas_per_run": "9", "within_stage_delay": "2", "stage_configs.4.use_testing": "on"})
     post.pop("stage_6_enabled")
     assert client.post(page_of(site), post).status_code == 302
-    config = automation_config(site.site)
+    config = automation_config(site=site.site)
     assert (config["enabled"], config["frequency"], config["scheduled_days"], config["scheduled_time"]) == (True, "weekly", ["mon", "tue"], "06:30:00")
     assert (config["stage_2_batch_size"], config["max_ideas_per_run"], config["within_stage_delay"], config["stage_6_enabled"]) == (4, 9, 2, False)
     assert config["stage_configs"][4]["use_testing"] is True and config["next_run_at"] is not None
@@ -77,7 +77,7 @@ def test_a_changed_form_is_saved_as_the_automation_services_store_it(site, conso
 
 def test_field_errors_are_shown_beside_their_fields_and_the_values_kept(site, console_client):
     client = console_client(site.owner)
-    before = automation_config(site.site)
+    before = automation_config(site=site.site)
     post = form_post(before) | {"stage_2_batch_size": "0", "max_content_per_run": "lots", "scheduled_days": []}
     response = client.post(page_of(site), post)
     assert response.status_code == 400
@@ -85,16 +85,16 @@ def test_field_errors_are_shown_beside_their_fields_and_the_values_kept(site, co
     for name, message in (("stage_2_batch_size", "greater than or equal to 1"), ("max_content_per_run", "valid integer"), ("scheduled_days", "Choose at least one day")):
         assert re.search(rf'name="{re.escape(name)}".*?{message}', page, re.S), name
     assert 'value="lots"' in page
-    assert automation_config(site.site) == before
+    assert automation_config(site=site.site) == before
 
 
 def test_budget_shares_over_100_are_refused_with_the_services_message(site, console_client):
     client = console_client(site.owner)
-    post = form_post(automation_config(site.site)) | {"stage_configs.1.budget_pct": "30"}
+    post = form_post(automation_config(site=site.site)) | {"stage_configs.1.budget_pct": "30"}
     response = client.post(page_of(site), post)
     assert response.status_code == 422
     assert "The stages&#x27; budget_pct add up to 130; they may add up to at most 100" in response.content.decode()
-    assert automation_config(site.site)["stage_configs"][1]["budget_pct"] == 0
+    assert automation_config(site=site.site)["stage_configs"][1]["budget_pct"] == 0
 
 
 def test_the_estimate_is_shown_beside_the_balance(site, console_client):
@@ -131,7 +131,7 @@ def test_run_now_opens_the_run_which_is_paused_resumed_and_completed_from_its_pa
     assert client.post(f"/app/automation/runs/{run.pk}/resume/").status_code == 302
     run.refresh_from_db()
     assert run.status == "queued"
-    execute(run.job_id, heartbeat=False)
+    execute(job_id=run.job_id, heartbeat=False)
 
     run.refresh_from_db()
     assert run.status == "completed" and run.items_processed > 0
@@ -180,4 +180,4 @@ def test_the_log_is_filtered_by_level(site, console_client):
 def test_a_viewer_reads_the_configuration_without_a_form_to_change_it(site, console_client, granted):
     page = console_client(site.viewer).get(page_of(site)).content.decode()
     assert "<fieldset disabled>" in page and "Save the configuration" not in page and "Run now" not in page
-    assert json.dumps(automation_config(site.site)["stage_1_batch_size"]) in page
+    assert json.dumps(automation_config(site=site.site)["stage_1_batch_size"]) in page

@@ -51,7 +51,7 @@ def test_site_publishing_settings_are_saved_by_the_apis_service(console_client, 
     url = f"/app/sites/{tenant.site.pk}/settings/"
     response = console_client(tenant.owner).post(url, _publishing())
     assert response.headers["Location"] == url + "?saved=publishing"
-    publishing = effective_settings(tenant.site).publishing
+    publishing = effective_settings(site=tenant.site).publishing
     assert publishing.publish_days == ("mon", "wed")
     assert publishing.time_slots == ({"start": "08:00", "end": "09:15"}, {"start": "16:30", "end": "17:30"})
     assert (publishing.auto_publish_enabled, publishing.auto_approval_enabled) == (True, False)
@@ -64,7 +64,7 @@ def test_limits_out_of_order_are_refused_with_the_apis_message_beside_the_field(
     field = re.search(r'<div class="field field--invalid">\s*<label for="id_daily_publish_limit">.*?</div>', page).group(0)
     assert "The daily limit cannot be greater than the weekly limit" in field
     assert 'value="20"' in field  # what was typed stays, to be corrected
-    assert effective_settings(tenant.site).publishing.daily_publish_limit == 3
+    assert effective_settings(site=tenant.site).publishing.daily_publish_limit == 3
 
 
 def test_a_slot_ending_before_it_starts_is_refused_beside_that_slot(console_client, tenant):
@@ -80,11 +80,11 @@ def test_site_ai_models_come_from_the_catalogue_and_an_image_model_is_no_text_mo
     image_model = AIModel.objects.get(kind="image", name="gpt-image-1")
     url = f"/app/sites/{tenant.site.pk}/settings/"
     client.post(url, {"form": "ai", "live_model_id": text_model.pk, "image_model_id": image_model.pk, "testing_model_id": ""})
-    assert effective_settings(tenant.site).ai.live_model_id == text_model.pk
+    assert effective_settings(site=tenant.site).ai.live_model_id == text_model.pk
     refused = client.post(url, {"form": "ai", "live_model_id": image_model.pk})
     assert refused.status_code == 400
     assert "Choose an active text model" in _text(refused)
-    assert effective_settings(tenant.site).ai.live_model_id == text_model.pk
+    assert effective_settings(site=tenant.site).ai.live_model_id == text_model.pk
 
 
 def test_reset_returns_every_setting_of_the_site_to_the_defaults(console_client, tenant):
@@ -92,8 +92,8 @@ def test_reset_returns_every_setting_of_the_site_to_the_defaults(console_client,
     client.post(f"/app/sites/{tenant.site.pk}/settings/", _publishing(daily_publish_limit="1"))
     response = client.post(f"/app/sites/{tenant.site.pk}/settings/reset/")
     assert response.headers["Location"].endswith("?saved=reset")
-    assert effective_settings(tenant.site).publishing.publish_days == ("mon", "tue", "wed", "thu", "fri")
-    assert effective_settings(tenant.site).publishing.daily_publish_limit == 3
+    assert effective_settings(site=tenant.site).publishing.publish_days == ("mon", "tue", "wed", "thu", "fri")
+    assert effective_settings(site=tenant.site).publishing.daily_publish_limit == 3
 
 
 def test_a_limit_of_0_is_shown_as_0_so_that_saving_the_form_unchanged_keeps_it(console_client, tenant):
@@ -114,7 +114,7 @@ def test_the_automation_is_shown_against_the_defaults_in_the_sites_time_zone(con
 def test_an_editor_changes_a_granted_sites_settings_as_in_the_api(console_client, granted):
     response = console_client(granted.editor).post(f"/app/sites/{granted.site.pk}/settings/", _publishing(daily_publish_limit="2"))
     assert response.status_code == 302
-    assert effective_settings(granted.site).publishing.daily_publish_limit == 2
+    assert effective_settings(site=granted.site).publishing.daily_publish_limit == 2
 
 
 def test_a_viewer_reads_site_settings_without_a_form_and_may_not_save(console_client, granted):
@@ -123,7 +123,7 @@ def test_a_viewer_reads_site_settings_without_a_form_and_may_not_save(console_cl
     assert "you can read them" in page and 'name="form" value="publishing"' not in page
     assert client.post(f"/app/sites/{granted.site.pk}/settings/", _publishing(daily_publish_limit="2")).status_code == 403
     assert client.post(f"/app/sites/{granted.site.pk}/settings/reset/").status_code == 403
-    assert effective_settings(granted.site).publishing.daily_publish_limit == 3
+    assert effective_settings(site=granted.site).publishing.daily_publish_limit == 3
 
 
 def test_an_editor_without_access_to_the_site_does_not_find_it(console_client, tenant):

@@ -99,7 +99,7 @@ def automation_context(request, site, *, values: dict | None = None, errors: dic
     """The configuration page: the form (the saved configuration, or ``values`` posted with
     ``errors``), the schedule's next run, the estimate of a run started now beside the balance,
     the site's active run, and a refused start (``refused``: credits needed and available)."""
-    config = site_settings_selectors.automation_config(site)
+    config = site_settings_selectors.automation_config(site=site)
     values = values or form_values(config)
     return {
         "site": site,

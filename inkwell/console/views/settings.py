@@ -110,7 +110,7 @@ class SiteSettingsView(SiteView, FormsView):
 
     def context(self, request, *, site_id, submitted=None) -> dict:
         site = self.site_of(request, site_id)
-        settings = site_settings_selectors.unified_settings(site)
+        settings = site_settings_selectors.unified_settings(site=site)
         publishing = submitted_values(submitted, "publishing", read_publishing, settings["publishing_settings"])
         slots = list(publishing["publish_time_slots"]) + [{"start": "", "end": ""}] * SPARE_ROWS
         ai_models = submitted_values(submitted, "ai", read_ai_models, settings["ai_settings"])

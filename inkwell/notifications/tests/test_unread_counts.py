@@ -30,7 +30,7 @@ def unread(tenant, user, site_ids=None) -> int:
 
 
 def note(tenant, **fields) -> Notification:
-    return services.notify(tenant.account, "system_info", title=fields.pop("title", "t"), message="m", **fields)
+    return services.notify(account=tenant.account, notification_type="system_info", title=fields.pop("title", "t"), message="m", **fields)
 
 
 @pytest.fixture
@@ -68,7 +68,7 @@ def test_the_count_follows_a_broadcast(tenant, other_tenant):
     assert unread(tenant, tenant.owner) == 0
     assert unread(other_tenant, other_tenant.owner) == 0
 
-    services.broadcast_system_info("Maintenance", "Tonight", accounts=[tenant.account])
+    services.broadcast_system_info(title="Maintenance", message="Tonight", accounts=[tenant.account])
 
     assert unread(tenant, tenant.owner) == 1
     assert unread(other_tenant, other_tenant.owner) == 0
@@ -79,7 +79,7 @@ def test_reading_one_lowers_the_readers_count_only(tenant):
     note(tenant)
     assert (unread(tenant, tenant.owner), unread(tenant, tenant.admin)) == (2, 2)
 
-    services.mark_read(tenant.account, first.pk, user=tenant.owner)
+    services.mark_read(account=tenant.account, notification_id=first.pk, user=tenant.owner)
 
     assert (unread(tenant, tenant.owner), unread(tenant, tenant.admin)) == (1, 2)
 
@@ -89,7 +89,7 @@ def test_read_all_brings_the_readers_count_to_zero(tenant):
         note(tenant)
     assert unread(tenant, tenant.owner) == 3
 
-    services.mark_all_read(tenant.account, user=tenant.owner, site_ids=None)
+    services.mark_all_read(account=tenant.account, user=tenant.owner, site_ids=None)
 
     assert (unread(tenant, tenant.owner), unread(tenant, tenant.admin)) == (0, 3)
 
@@ -99,7 +99,7 @@ def test_deleting_an_unread_one_lowers_the_deleters_count_only(tenant):
     note(tenant)
     assert unread(tenant, tenant.owner) == 2
 
-    services.delete(tenant.account, doomed.pk, user=tenant.owner)
+    services.delete(account=tenant.account, notification_id=doomed.pk, user=tenant.owner)
 
     assert (unread(tenant, tenant.owner), unread(tenant, tenant.admin)) == (1, 2)
 
@@ -112,7 +112,7 @@ def test_counts_are_kept_per_account(tenant, other_tenant):
     note(other_tenant)
 
     assert (unread(tenant, tenant.owner), unread(other_tenant, other_tenant.owner)) == (1, 2)
-    services.mark_all_read(other_tenant.account, user=other_tenant.owner, site_ids=None)
+    services.mark_all_read(account=other_tenant.account, user=other_tenant.owner, site_ids=None)
     assert (unread(tenant, tenant.owner), unread(other_tenant, other_tenant.owner)) == (1, 0)
 
 
