@@ -254,7 +254,7 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
 
-# Requests per minute for each rate-limit scope (API-CONTRACT section 6).
+# Requests per minute for each rate-limit scope.
 INKWELL_RATE_LIMITS = {
     "ai": env_int("RATE_LIMIT_AI", 60),
     "content": env_int("RATE_LIMIT_CONTENT", 100),

@@ -52,5 +52,5 @@ def test_the_ai_endpoints_are_found():
 
 @pytest.mark.parametrize("handler", AI_POST_HANDLERS)
 def test_every_post_that_starts_ai_work_honours_idempotency_keys(handler):
-    """AI work costs credits: a client retrying after a timeout must not pay twice (API-CONTRACT section 5)."""
+    """AI work costs credits: a client retrying after a timeout must not pay twice."""
     assert getattr(handler, "idempotent", False), "decorate it with inkwell.api.idempotency.idempotent"

@@ -1,4 +1,4 @@
-"""The response envelopes of API-CONTRACT section 1.
+"""The response envelopes (docs/api.md).
 
 Views return plain data and the renderer wraps it as ``{"success": true, "data": ...}``. Bodies
 that are already envelopes (lists, errors, results with a message) are built as ``Enveloped``

@@ -1,4 +1,4 @@
-"""Every error the API answers, in the one envelope of API-CONTRACT section 1.
+"""Every error the API answers, in the one the API's error envelope.
 
 DRF's exceptions, Django's (404, permission, validation) and anything unexpected all pass
 through ``exception_handler`` (DRF views) or the ``handler*`` views (everything else), so no

@@ -1,4 +1,4 @@
-"""The one way request bodies are read: JSON only (API-CONTRACT section 11), at most
+"""The one way request bodies are read: JSON only, at most
 ``DATA_UPLOAD_MAX_MEMORY_SIZE`` bytes (413) and never deeper than ``MAX_JSON_DEPTH``.
 
 Python's decoder recurses once per level: a body nested a thousand levels deep exhausts the stack

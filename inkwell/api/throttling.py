@@ -1,4 +1,4 @@
-"""Scoped rate limits (API-CONTRACT section 6), counted in the shared cache.
+"""Scoped rate limits, counted in the shared cache.
 
 A fixed one-minute window per (scope, user or client IP): the counter lives in the cache, so
 every server process counts against the same number. On Redis the count is one atomic script; the

@@ -1,5 +1,4 @@
-"""Shapes of the automation endpoints (spec: Automation run resource, Automation endpoints;
-API-CONTRACT sections 8 and 10).
+"""Shapes of the automation endpoints (docs/automation.md).
 
 Every automation endpoint names its site with ``site_id`` in the query string: another account's
 site, or no site at all, is a 404; a site of the caller's account that an editor or viewer was

@@ -1,4 +1,4 @@
-"""Writes of automation: starting a run and the run's state machine (API-CONTRACT section 8).
+"""Writes of automation: starting a run and the run's state machine.
 
     queued → running → completed | failed       the engine
     queued | running → paused                   pause

@@ -1,4 +1,4 @@
-"""The seven stages of the pipeline (API-CONTRACT section 8), each defined once: which of a site's
+"""The seven stages of the pipeline, each defined once: which of a site's
 items are pending (live data), what processing a batch of them costs, how it is processed (by the
 SAME services and job handlers the planner and writer endpoints use, the jobs run inline), and
 which items reached the stage's result. The engine, ``pipeline_overview`` and ``estimate`` all

@@ -1,4 +1,4 @@
-"""Automation endpoints (spec: Automation; API-CONTRACT section 8), mounted at /api/v1/automation/.
+"""Automation endpoints (spec: Automation), mounted at /api/v1/automation/.
 
 Every endpoint names its site with ``?site_id=`` (``inkwell.automation.serializers``: another
 account's site is a 404, a site an editor or viewer was not granted a 403); pause, resume and

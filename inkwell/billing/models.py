@@ -1,4 +1,4 @@
-"""The credit ledger of each account (API-CONTRACT section 5).
+"""The credit ledger of each account.
 
 ``CreditLedger.balance`` is the account's credits, always the sum of its transactions;
 ``reserved`` is the part held by operations still running. Every change locks the ledger row,

@@ -15,7 +15,7 @@ from inkwell.tenancy.viewsets import AccountScopedViewSet
 
 
 class BillingAccess:
-    """Billing stays readable when the plan has lapsed (API-CONTRACT section 3), to every role."""
+    """Billing stays readable when the plan has lapsed, to every role."""
 
     allow_inactive_plan = True
     throttle_scope = "general"

@@ -2,7 +2,7 @@
 webhook the CMS calls (spec: Integration).
 
 Roles: everyone reads the integrations of the sites they can see; owners and admins create,
-change and delete them (credentials are theirs alone, API-CONTRACT section 3); editors may also
+change and delete them (credentials are theirs alone); editors may also
 test the connection, refresh the structure and start syncs, which change no credentials.
 """
 

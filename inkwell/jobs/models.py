@@ -18,7 +18,7 @@ ACTIVE_JOB_STATUSES = frozenset({JobStatus.QUEUED, JobStatus.RUNNING})
 
 
 class Job(AccountOwnedModel):
-    """One piece of background work and its progress, as the caller sees it (API-CONTRACT section 1)."""
+    """One piece of background work and its progress, as the caller sees it."""
 
     site = models.ForeignKey(Site, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")

@@ -14,7 +14,7 @@ class JobSerializer(serializers.ModelSerializer):
 
 
 class JobStartedSerializer(serializers.Serializer):
-    """The 202 answer of every endpoint that starts long work (API-CONTRACT section 1)."""
+    """The 202 answer of every endpoint that starts long work."""
 
     job_id = serializers.IntegerField()
     status = serializers.ChoiceField(choices=JobStatus.choices)

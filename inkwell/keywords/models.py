@@ -7,7 +7,7 @@ from inkwell.tenancy.models import IndustrySector
 
 
 class DifficultyBand(models.IntegerChoices):
-    """Difficulty is stored 0..100 and shown as a band (API-CONTRACT section 4)."""
+    """Difficulty is stored 0..100 and shown as a band."""
 
     EASY = 1, "easy"
     MEDIUM = 2, "medium"

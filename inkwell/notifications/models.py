@@ -1,4 +1,4 @@
-"""In-app notifications (spec: Notification resource and Events; API-CONTRACT section 10)."""
+"""In-app notifications (spec: Notification resource and Events)."""
 
 from typing import ClassVar
 
@@ -56,7 +56,7 @@ class NotificationCategory(models.TextChoices):
 
 
 _T = NotificationType
-# The events of each category (API-CONTRACT section 10), the one table the list filter and the admin
+# The events of each category, the one table the list filter and the admin
 # read. `billing` holds plan and payment events, none of which exists yet: a new event joins here.
 TYPES_BY_CATEGORY: dict[str, tuple[str, ...]] = {
     NotificationCategory.AI_TASK: (

@@ -6,7 +6,7 @@ site without saved settings, and a site after a reset, uses exactly these values
 (``inkwell.sitesettings.selectors``). ``UNIFIED_ONLY_DEFAULTS`` holds the defaults of the fields
 the unified settings have and the defaults endpoint does not show.
 
-Stages (API-CONTRACT section 8): 1 keywords → clusters, 2 clusters → ideas, 3 ideas → tasks,
+Stages: 1 keywords → clusters, 2 clusters → ideas, 3 ideas → tasks,
 4 tasks → content, 5 content → image prompts, 6 image prompts → images, 7 review gate. A
 ``per_run_limit`` of 0 means no limit; ``budget_pct`` is the stage's share of a run's credit
 budget (the seven add up to at most 100; the defaults use all of it). Delays are seconds.

@@ -1,4 +1,4 @@
-"""The global defaults every account starts from (API-CONTRACT section 10), and the allowed values
+"""The global defaults every account starts from, and the allowed values
 of each setting. Accounts store only what they change; reads merge their values over these."""
 
 # Inkwell's modules, in menu order; each is enabled unless the account switched it off.

@@ -37,7 +37,7 @@ UNKNOWN_MODULE = "Unknown module"
 ENDPOINT_NOT_ALLOWED = "This address is not allowed for a provider endpoint"
 INVALID_TIME = "Enter a time as HH:MM"
 DUPLICATE_TIME = "Each time may appear once"
-# API-CONTRACT section 10: 20 to 200 letters, digits, "-", "_" and ".".
+# 20 to 200 letters, digits, "-", "_" and ".".
 API_KEY_FORMAT = re.compile(r"[A-Za-z0-9._-]{20,200}")
 TIME_OF_DAY = re.compile(r"([01][0-9]|2[0-3]):[0-5][0-9]")
 MAX_PROMPT_LENGTH = 20000

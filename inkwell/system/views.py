@@ -45,7 +45,7 @@ class HealthView(ApiView):
 
 class SystemSettingsView(ApiView):
     """The account's own settings: one set per account, so there is no id to cross accounts with.
-    Every role reads them; owners and admins change them (API-CONTRACT section 3)."""
+    Every role reads them; owners and admins change them."""
 
     tenant_scope = "own_account"
     write_roles = MANAGER_ROLES

@@ -152,7 +152,7 @@ def user_update(
     is_active: bool | None = None,
     sites: list[Site] | None = None,
 ) -> User:
-    # Any change to an owner, even a rename, is the owner's business (API-CONTRACT section 3).
+    # Any change to an owner, even a rename, is the owner's business.
     _guard_owner_role(actor=actor, target_role=role, user=user)
     if role is not None and role != user.role_name:
         if _last_owner(user):

@@ -1,4 +1,4 @@
-"""JWT access and refresh tokens (API-CONTRACT section 2).
+"""JWT access and refresh tokens.
 
 Payload: ``user_id``, ``account_id``, ``type`` (access | refresh), ``exp``, ``iat``, ``jti`` and
 ``ver``, the user's token version: a password change, reset or logout-everywhere bumps it, which

@@ -19,7 +19,7 @@ urlpatterns = [
     path("register/", views.RegisterView.as_view(), name="auth-register"),
     path("login/", views.LoginView.as_view(), name="auth-login"),
     path("logout/", views.LogoutView.as_view(), name="auth-logout"),
-    # Both path forms of the spec are served (API-CONTRACT section 2).
+    # Both path forms of the spec are served.
     path("token/refresh/", views.RefreshView.as_view(), name="auth-token-refresh"),
     path("refresh/", views.RefreshView.as_view(), name="auth-refresh"),
     path("password/change/", views.PasswordChangeView.as_view(), name="auth-password-change"),

@@ -19,7 +19,7 @@ class TaskStatus(models.TextChoices):
 
 
 class ContentStatus(models.TextChoices):
-    """The workflow (API-CONTRACT section 7): draft → review → approved → published."""
+    """The workflow: draft → review → approved → published."""
 
     DRAFT = "draft", "Draft"
     REVIEW = "review", "Review"
@@ -28,7 +28,7 @@ class ContentStatus(models.TextChoices):
 
 
 class SiteStatus(models.TextChoices):
-    """Where the content stands on the CMS (API-CONTRACT section 7)."""
+    """Where the content stands on the CMS."""
 
     NOT_PUBLISHED = "not_published", "Not published"
     SCHEDULED = "scheduled", "Scheduled"

@@ -26,7 +26,7 @@ from inkwell.writer.signals import content_approved
 GENERATE_CONTENT = "writer.generate_content"
 # Task fields that, left out on creation, take the account's content generation settings.
 TASK_SETTING_DEFAULTS = {"word_count": "default_article_length", "tone": "default_tone", "content_structure": "default_structure"}
-# The workflow a person moves content through (API-CONTRACT section 7); `published` is the publisher's to set.
+# The workflow a person moves content through; `published` is the publisher's to set.
 TRANSITIONS = {
     ContentStatus.DRAFT: frozenset({ContentStatus.REVIEW}),
     ContentStatus.REVIEW: frozenset({ContentStatus.APPROVED, ContentStatus.DRAFT}),

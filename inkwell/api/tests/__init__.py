@@ -2,7 +2,7 @@
 
 Helpers shared by the API tests of every app:
 
-- ``assert_error`` checks a response against the error envelope of API-CONTRACT section 1, with
+- ``assert_error`` checks a response against the error the API's error envelope, with
   the spec's general messages written out here (not imported from the code under test) so that
   a changed message fails;
 - ``freeze_throttle_clock`` stops the rate limiter's clock mid-window, so a test that counts

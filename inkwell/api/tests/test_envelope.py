@@ -1,4 +1,4 @@
-"""Envelope conformance (API-CONTRACT section 1): one test per error class, plus the success shapes.
+"""Envelope conformance: one test per error class, plus the success shapes.
 
 Every error body is exactly ``{success: false, error, code, request_id}``, with ``errors`` only
 where there are field problems; ``assert_error`` checks all of it.

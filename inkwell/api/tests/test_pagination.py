@@ -1,4 +1,4 @@
-"""Pagination (API-CONTRACT section 1): ``page`` (1-based) and ``page_size`` (default 20, larger
+"""Pagination: ``page`` (1-based) and ``page_size`` (default 20, larger
 values clamped to 100), inside ``{success, count, next, previous, results}``."""
 
 from urllib.parse import parse_qs, urlparse

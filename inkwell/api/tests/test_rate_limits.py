@@ -1,4 +1,4 @@
-"""Rate limits in one process (API-CONTRACT section 6).
+"""Rate limits in one process.
 
 Scopes count per user, or per client IP when anonymous, in a fixed one-minute window. The
 throttle's clock is frozen in the middle of a window (``clock``), so no test straddles a minute

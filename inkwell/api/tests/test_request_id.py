@@ -1,4 +1,4 @@
-"""Request ids (API-CONTRACT section 1): every response has ``X-Request-ID``; a valid incoming
+"""Request ids: every response has ``X-Request-ID``; a valid incoming
 UUID is echoed, anything else is replaced by a generated one; error bodies carry the same id."""
 
 import uuid

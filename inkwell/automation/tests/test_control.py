@@ -1,4 +1,4 @@
-"""Starting, pausing, resuming and cancelling runs (API-CONTRACT section 8), at the service level:
+"""Starting, pausing, resuming and cancelling runs, at the service level:
 the state machine, its 409s, the one active run per site, the credit check, control between items
 driven deterministically from the engine's ``step_finished`` signal, and an engine that takes over
 after its worker died mid-step."""

@@ -34,13 +34,13 @@ BAND_EDGES = (0, 25, 26, 50, 51, 75, 76, 100)
 TIED_VOLUMES = (0, 10, 480, 1000, 2400)
 CREATED_BASE = dt.datetime(2024, 1, 1, tzinfo=dt.UTC)
 
-# The library is served identically at both paths (API-CONTRACT section 4).
+# The library is served identically at both paths.
 LIBRARY_PATHS = ("/api/v1/keywords-library/", "/api/v1/auth/keywords-library/")
 STATS_PATHS = tuple(f"{path}sector_stats/" for path in LIBRARY_PATHS)
 
 
 def assert_error(response, status: int, code: str, *, field: str | None = None) -> dict:
-    """The error envelope of API-CONTRACT section 1, with ``field`` among the field errors when given."""
+    """The error the API's error envelope, with ``field`` among the field errors when given."""
     assert response.status_code == status, (response.status_code, response.content[:500])
     body = response.json()
     assert body["success"] is False
@@ -55,7 +55,7 @@ def assert_error(response, status: int, code: str, *, field: str | None = None) 
 
 
 def band_of(difficulty: int) -> str:
-    """The band of a 0..100 difficulty (API-CONTRACT section 4), written out independently of the code."""
+    """The band of a 0..100 difficulty, written out independently of the code."""
     if difficulty <= 25:
         return "easy"
     if difficulty <= 50:

@@ -1,4 +1,4 @@
-"""Who may do what in the planner (API-CONTRACT section 3): every role reads; owners, admins and
+"""Who may do what in the planner: every role reads; owners, admins and
 editors write; editors and viewers only on the sites granted to them; the planner module can be
 switched off."""
 

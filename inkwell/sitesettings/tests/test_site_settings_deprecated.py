@@ -1,5 +1,4 @@
-"""The deprecated publishing settings (spec: Publishing settings (deprecated resource); API-CONTRACT
-section 7): GET, PUT and PATCH on the values the unified settings store, with deprecation headers
+"""The deprecated publishing settings: GET, PUT and PATCH on the values the unified settings store, with deprecation headers
 on every answer."""
 
 import pytest

@@ -1,5 +1,5 @@
 """Settings are per account: what account B saved never shows in A's answers, and A's saves
-never change B's (API-CONTRACT section 10)."""
+never change B's."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""API keys (API-CONTRACT section 2): created by owners and admins, shown once, stored only as a
+"""API keys: created by owners and admins, shown once, stored only as a
 hash, used as ``Authorization: ApiKey <key>`` with the creator's role, limited to their site."""
 
 import hashlib

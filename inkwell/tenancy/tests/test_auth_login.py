@@ -1,4 +1,4 @@
-"""POST /auth/login/ and the tokens it issues (API-CONTRACT section 2)."""
+"""POST /auth/login/ and the tokens it issues."""
 
 from datetime import datetime
 

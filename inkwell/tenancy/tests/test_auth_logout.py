@@ -1,4 +1,4 @@
-"""POST /auth/logout/ (API-CONTRACT section 2): revokes the given refresh token, or every token
+"""POST /auth/logout/: revokes the given refresh token, or every token
 of the user when none is given, and ends the session."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""Password change and reset (API-CONTRACT section 2): a change or reset revokes every token
+"""Password change and reset: a change or reset revokes every token
 issued before it; reset requests never reveal whether an address exists."""
 
 import re

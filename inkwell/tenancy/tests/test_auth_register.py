@@ -1,4 +1,4 @@
-"""POST /auth/register/ (API-CONTRACT section 2; spec field messages, Auth rows)."""
+"""POST /auth/register/ (the field messages of the Auth rows)."""
 
 import pytest
 from django.conf import settings

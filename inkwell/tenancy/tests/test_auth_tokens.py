@@ -1,4 +1,4 @@
-"""Access and refresh tokens (API-CONTRACT section 2): refresh at both paths, rotation, reuse
+"""Access and refresh tokens: refresh at both paths, rotation, reuse
 detection, type confusion, tampering, ``alg: none``, expiry and revocation."""
 
 import base64

@@ -1,4 +1,4 @@
-"""Who may do what on the tenancy resources (API-CONTRACT section 3), through the real URLs.
+"""Who may do what on the tenancy resources, through the real URLs.
 
 owner: everything; admin: everything but touching an owner; editor: reads, no users, site
 access or API keys; viewer: reads only. Editors and viewers see only the sites granted to them.

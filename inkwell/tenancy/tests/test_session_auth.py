@@ -1,4 +1,4 @@
-"""Session cookie authentication (API-CONTRACT section 2): login starts a session that
+"""Session cookie authentication: login starts a session that
 authenticates the API, with CSRF enforced on unsafe methods."""
 
 from importlib import import_module

@@ -1,4 +1,4 @@
-"""schedule, unschedule (spec: States and transitions; API-CONTRACT section 7) and publish_to_cms."""
+"""schedule, unschedule (spec: States and transitions) and publish_to_cms."""
 
 from datetime import timedelta
 
