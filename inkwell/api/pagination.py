@@ -21,6 +21,9 @@ def _positive_int(request, name: str) -> int | None:
     return value
 
 
+LARGEST_SQL_INTEGER = 2**63 - 1
+
+
 class RowsFirstPaginator(Paginator):
     """Reads the page before the count, and counts only when the page cannot tell the total.
 
@@ -33,7 +36,8 @@ class RowsFirstPaginator(Paginator):
     def page(self, number):
         number = self.validate_page_number(number)
         bottom = (number - 1) * self.per_page
-        rows = list(self.object_list[bottom : bottom + self.per_page])
+        # An offset past SQL's 64-bit integers is past any last page; the database would refuse it.
+        rows = list(self.object_list[bottom : bottom + self.per_page]) if bottom + self.per_page <= LARGEST_SQL_INTEGER else []
         if len(rows) == self.per_page or (number > 1 and not rows):
             self.validate_number(number)  # counts: 404 past the last page, as before
         else:

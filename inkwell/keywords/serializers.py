@@ -24,6 +24,13 @@ class SectorIdsField(serializers.CharField):
         "too_many": f"At most {MAX_SECTOR_IDS} sector ids",
     }
 
+    def run_validation(self, data=serializers.empty):
+        # A blank value (``sector_ids=``, as a form sends it) means no filter, like one of spaces;
+        # CharField would return it as "" without calling to_internal_value.
+        if data == "":
+            return None
+        return super().run_validation(data)
+
     def to_internal_value(self, data) -> tuple[int, ...] | None:
         text = super().to_internal_value(data)
         parts = [part.strip() for part in text.split(",") if part.strip()]

@@ -172,3 +172,9 @@ def test_a_page_past_the_last_is_refused_after_counting(tenant):
         RowsFirstPaginator(sites_of(tenant), 3).page(2)
     with pytest.raises(EmptyPage):
         RowsFirstPaginator(sites_of(tenant), 3).page(0)
+
+
+@pytest.mark.parametrize("page", ["50326060297488015360", "37708498929225513492807680"])
+def test_a_page_past_any_sql_integer_is_a_404_not_a_database_error(tenant, as_user, page):
+    assert_error(as_user(tenant.owner).get("/api/v1/auth/sites/", {"page": page, "page_size": 100}), 404, "not_found")
+    assert_error(as_user(tenant.owner).get("/api/v1/keywords-library/", {"page": page, "page_size": 100}), 404, "not_found")

@@ -215,6 +215,7 @@ FILTER_CASES = [
         lambda lib: lambda r: r["industry_sector"] == lib.sector_ids[2],
     ),
     _case("only an empty sector", lambda lib: {"sector_ids": str(lib.empty_sector.pk)}, lambda lib: lambda r: False),
+    _case("blank sector ids filter nothing", lambda lib: {"sector_ids": ""}, lambda lib: lambda r: True),
     _case("search lowercase finds every case", lambda lib: {"search": "blue"}, lambda lib: lambda r: "blue" in r["keyword"].lower()),
     _case("search uppercase finds every case", lambda lib: {"search": "WIDGET"}, lambda lib: lambda r: "widget" in r["keyword"].lower()),
     _case("search inside a word", lambda lib: {"search": "dge"}, lambda lib: lambda r: "dge" in r["keyword"].lower()),

@@ -101,6 +101,10 @@ def test_without_sector_ids_exactly_the_sectors_with_keywords_appear(library, ht
     assert IndustrySector.objects.exclude(pk__in=library.sector_ids).exists(), "sectors without keywords exist and are left out"
 
 
+def test_blank_sector_ids_are_no_filter(library, http, no_counter):
+    assert stats_of(http.get(STATS, {"sector_ids": ""})) == stats_of(http.get(STATS))
+
+
 @pytest.mark.parametrize(
     "pick",
     [
