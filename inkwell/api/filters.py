@@ -4,6 +4,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django_filters import rest_framework as filters
 from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
 
 # Row ids are 64-bit (BigAutoField). A larger number cannot name a row, and SQLite raises
 # OverflowError on it instead of matching nothing.
@@ -26,17 +27,31 @@ class _BooleanFormField(forms.NullBooleanField):
     """``true`` or ``false`` (``1``/``0`` too); anything else, ``null`` and an empty value
     included, is an error rather than no filter."""
 
+    default_error_messages = {"invalid": "Must be true or false"}
+    true_values = frozenset({"true", "True", "1"})
+    false_values = frozenset({"false", "False", "0"})
+    no_filter_values: frozenset = frozenset()
+
     def to_python(self, value):
-        if value is None:
+        if value is None or value in self.no_filter_values:
             return None
-        if value in (True, "true", "True", "1"):
+        if value is True or value in self.true_values:
             return True
-        if value in (False, "false", "False", "0"):
+        if value is False or value in self.false_values:
             return False
-        raise ValidationError("Must be true or false", code="invalid")
+        raise ValidationError(self.error_messages["invalid"], code="invalid")
 
     def validate(self, value):
         pass
+
+
+class _NullableBooleanFormField(_BooleanFormField):
+    """The spellings of DRF's ``BooleanField(allow_null=True)``: an empty value or ``null`` is no
+    filter."""
+
+    true_values = frozenset(serializers.BooleanField.TRUE_VALUES)
+    false_values = frozenset(serializers.BooleanField.FALSE_VALUES)
+    no_filter_values = frozenset(serializers.BooleanField.NULL_VALUES)
 
 
 class BooleanFilter(filters.BooleanFilter):
@@ -46,3 +61,14 @@ class BooleanFilter(filters.BooleanFilter):
         # The raw value reaches the field: DRF's boolean widget would read "null" as no filter.
         kwargs.setdefault("widget", forms.TextInput)
         super().__init__(*args, **kwargs)
+
+
+class NullableBooleanFilter(BooleanFilter):
+    """A boolean filter that an empty value or ``null`` leaves off; documented as a nullable
+    boolean with its ``help_text``."""
+
+    field_class = _NullableBooleanFormField
+
+    def __init__(self, *args, help_text: str = "", **kwargs):
+        super().__init__(*args, **kwargs)
+        extend_schema_field({"type": "boolean", "nullable": True, **({"description": help_text} if help_text else {})})(self)

@@ -15,6 +15,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.dispatch import Signal
 from django.utils import timezone
 from rest_framework.exceptions import ParseError, PermissionDenied, ValidationError
 
@@ -39,7 +40,7 @@ from inkwell.notifications import events
 from inkwell.tenancy.models import Account, ApiKey, Sector, Site, User
 from inkwell.tenancy.serializers import REQUIRED, SITE_NOT_YOURS
 from inkwell.tenancy.services import api_key_create
-from inkwell.writer.models import Content, SiteStatus, Taxonomy, TaxonomyType
+from inkwell.writer.models import Content, Taxonomy, TaxonomyType
 from inkwell.writer.sanitize import plain_text
 
 SYNC = "integration.sync"
@@ -52,8 +53,6 @@ KEY_OF_ANOTHER_SITE = "This API key belongs to another site"
 CREDENTIAL_FIELDS = ("base_url", "username", "app_password")
 # Posts asked of the CMS per request while reconciling.
 POST_BATCH = 100
-# The CMS's own post statuses that leave a post off the public site.
-REMOTE_UNPUBLISHED = frozenset({"draft", "pending", "private", "trash"})
 WEBHOOK_SIGNATURE_PREFIX = "sha256="
 TIMESTAMP_HEADER = "X-Inkwell-Timestamp"
 SIGNATURE_HEADER = "X-Inkwell-Signature"
@@ -253,52 +252,18 @@ def complete_site_setup(*, account_id: int, site_id: int) -> bool:
 
 # Remote state of our content
 
-
-def remote_post_changes(*, content: Content, remote: RemotePost | None) -> dict:
-    """What the CMS's state of the content's post changes on the content (``remote`` None: the
-    post is gone).
-
-    publish → ``published`` with the post's URL (and ``published_at`` when it had none);
-    draft, pending, private, trash → ``not_published``; gone → ``not_published`` without an
-    external id or URL; future, and statuses we do not know, change nothing. Content the
-    publisher is sending (``publishing``) is the publisher's to settle, and content on our
-    schedule stays scheduled: only a gone post is forgotten, so that the scheduler creates it anew.
-    """
-    if content.site_status == SiteStatus.PUBLISHING:
-        return {}
-    if remote is None:
-        changes = {"external_id": "", "external_url": "", "site_status": SiteStatus.NOT_PUBLISHED}
-    elif remote.status == "publish":
-        changes = {"site_status": SiteStatus.PUBLISHED}
-        if remote.url:
-            changes["external_url"] = remote.url[:500]
-        if content.published_at is None:
-            changes["published_at"] = remote.modified_at or timezone.now()
-    elif remote.status in REMOTE_UNPUBLISHED:
-        changes = {"site_status": SiteStatus.NOT_PUBLISHED}
-    else:
-        return {}
-    if content.site_status == SiteStatus.SCHEDULED:
-        changes = {name: value for name, value in changes.items() if name in ("external_id", "external_url") and remote is None}
-    return {name: value for name, value in changes.items() if getattr(content, name) != value}
+# Sent with ``content`` (as read, with its account, site status, external id and URL, and publish
+# time) and ``remote`` (the CMS's ``RemotePost``; None: the post is gone) whenever a sync or a
+# webhook reads the content's post. Publishing owns a content's publishing status: its receiver
+# applies what the CMS reports and answers True when it changed the content.
+remote_post_read = Signal()
 
 
-def apply_remote_post(*, content: Content, remote: RemotePost | None) -> bool:
-    """Applies ``remote_post_changes`` to the content, only if it is still as it was read (a
-    publish or another delivery that changed it in between wins); True when it changed. The one
-    way a sync and a webhook change our content."""
-    changes = remote_post_changes(content=content, remote=remote)
-    if not changes:
-        return False
-    updated = (
-        Content.objects.for_account(content.account_id)
-        .filter(pk=content.pk, site_status=content.site_status, external_id=content.external_id)
-        .update(**changes, updated_at=timezone.now())
-    )
-    if updated:
-        for name, value in changes.items():
-            setattr(content, name, value)
-    return bool(updated)
+def report_remote_post(*, content: Content, remote: RemotePost | None) -> bool:
+    """Tells publishing what the CMS holds of the content's post; True when that changed the
+    content (the instance then carries the change). The one way a sync and a webhook reach our
+    content's publishing status."""
+    return any(changed for _receiver, changed in remote_post_read.send(sender=Content, content=content, remote=remote))
 
 
 # Sync
@@ -393,7 +358,7 @@ def import_terms(*, integration: SiteIntegration, taxonomy_type: str, terms: lis
 
 def reconcile_contents(*, integration: SiteIntegration, adapter: CMSAdapter, progress: Callable[[int], None] | None = None) -> dict:
     """Checks every content of the site that has a post on the CMS against that post, in batches
-    of ``POST_BATCH``, and applies what changed (``apply_remote_post``)."""
+    of ``POST_BATCH``, and reports each post to publishing (``report_remote_post``)."""
     linked = Content.objects.for_account(integration.account_id).filter(site_id=integration.site_id).exclude(external_id="")
     content_ids = list(linked.order_by("pk").values_list("pk", flat=True))
     counts = {"checked": 0, "changed": 0, "gone": 0}
@@ -403,7 +368,7 @@ def reconcile_contents(*, integration: SiteIntegration, adapter: CMSAdapter, pro
         for content in batch:
             post = remote.get(content.external_id)
             counts["gone"] += post is None
-            counts["changed"] += apply_remote_post(content=content, remote=post)
+            counts["changed"] += report_remote_post(content=content, remote=post)
         counts["checked"] += len(batch)
         if progress is not None:
             progress(counts["checked"] * 100 // len(content_ids))
@@ -549,7 +514,7 @@ def receive_webhook(*, integration: SiteIntegration, signature: str, event: str,
         else:
             status = "trash" if event == "post.trashed" else post["status"]
             remote = RemotePost(external_id=external_id, url=post.get("link") or "", status=status, modified_at=post.get("modified_gmt"))
-        applied = apply_remote_post(content=content, remote=remote)
+        applied = report_remote_post(content=content, remote=remote)
         delivery.outcome = "applied" if applied else "unchanged"
         delivery.save(update_fields=["outcome"])
     return {"applied": applied, "content_id": content.pk, "site_status": content.site_status, "external_url": content.external_url}

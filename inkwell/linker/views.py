@@ -21,7 +21,6 @@ class LinkerViewSet(AccountScopedViewSet):
     queryset = Content.objects.all()
     module = "linker"
     throttle_scope = "content"
-    filter_backends: list = []
     input_serializers = {
         "process": s.LinkerProcessInputSerializer,
         "batch_process": s.LinkerBatchProcessInputSerializer,

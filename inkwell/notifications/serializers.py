@@ -1,9 +1,6 @@
 from rest_framework import serializers
 
-from inkwell.notifications.models import Notification, NotificationCategory, NotificationType
-
-FILTER_VALUES = [*NotificationCategory.values, *NotificationType.values]
-INVALID_TYPE_MESSAGE = f"Invalid notification type: use one of the categories {', '.join(NotificationCategory.values)} or an event name"
+from inkwell.notifications.models import Notification
 
 
 class NotificationSerializer(serializers.ModelSerializer):
@@ -31,23 +28,6 @@ class NotificationSerializer(serializers.ModelSerializer):
             "site",
         ]
         read_only_fields = fields
-
-
-class NotificationListQuerySerializer(serializers.Serializer):
-    is_read = serializers.BooleanField(
-        required=False,
-        allow_null=True,
-        default=None,
-        help_text="true for read notifications only, false for unread ones.",
-        error_messages={"invalid": "Invalid is_read value: use true or false"},
-    )
-    notification_type = serializers.ChoiceField(
-        choices=FILTER_VALUES,
-        required=False,
-        allow_blank=True,
-        help_text="A category (`ai_task`, `system`, `credit`, `billing`, `integration`, `content`, `info`, `automation`) or one event name.",
-        error_messages={"invalid_choice": INVALID_TYPE_MESSAGE},
-    )
 
 
 class ReadAllResultSerializer(serializers.Serializer):

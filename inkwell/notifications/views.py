@@ -4,9 +4,9 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
 
 from inkwell.api.envelope import ok
-from inkwell.api.views import validated_query
 from inkwell.notifications import selectors, services
 from inkwell.notifications import serializers as s
+from inkwell.notifications.filters import NotificationFilter
 from inkwell.notifications.models import Notification
 from inkwell.tenancy.access import accessible_site_ids
 from inkwell.tenancy.permissions import ALL_ROLES
@@ -14,7 +14,7 @@ from inkwell.tenancy.viewsets import AccountScopedViewSet
 
 
 @extend_schema(tags=["notifications"])
-class NotificationViewSet(mixins.RetrieveModelMixin, mixins.DestroyModelMixin, AccountScopedViewSet):
+class NotificationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin, AccountScopedViewSet):
     """The caller's notifications: the account's own plus those addressed to the caller, minus those
     of sites the caller cannot access and those the caller deleted. Every role reads them and keeps
     its own inbox: reading and deleting change the caller's view only."""
@@ -23,18 +23,10 @@ class NotificationViewSet(mixins.RetrieveModelMixin, mixins.DestroyModelMixin, A
     serializer_class = s.NotificationSerializer
     throttle_scope = "general"
     write_roles = ALL_ROLES
-    filter_backends: list = []  # the query serializer filters, not django-filter
+    filterset_class = NotificationFilter
 
     def scoped_queryset(self, queryset):
         return selectors.visible(queryset, user=self.request.user, site_ids=accessible_site_ids(self.request))
-
-    @extend_schema(parameters=[s.NotificationListQuerySerializer], responses={200: s.NotificationSerializer(many=True)})
-    def list(self, request):
-        query = validated_query(s.NotificationListQuerySerializer, request)
-        notifications = selectors.filtered(
-            self.get_queryset(), is_read=query["is_read"], notification_type=query.get("notification_type") or None
-        )
-        return self.get_paginated_response(self.get_serializer(self.paginate_queryset(notifications), many=True).data)
 
     def perform_destroy(self, instance):
         services.delete(account=self.request.account, notification_id=instance.pk, user=self.request.user)

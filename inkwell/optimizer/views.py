@@ -28,7 +28,6 @@ class OptimizerViewSet(AccountScopedViewSet):
     module = "optimizer"
     throttle_scope = "content"
     write_roles = CONTENT_WRITER_ROLES
-    filter_backends: list = []
     input_serializers = {"analyze": s.OptimizerContentInputSerializer, "optimize": s.OptimizerContentInputSerializer, "batch_optimize": s.OptimizerBatchInputSerializer}
 
     def get_serializer_class(self):

@@ -52,6 +52,8 @@ BEING_PUBLISHED = "The content is being published"
 WORKER_LOST = ("worker_lost", "The worker publishing this content stopped before it finished")
 CMS_STATUS_LIVE = "publish"
 NO_FREE_SLOT = "No free publishing slot within the limits"
+# The CMS's own post statuses that leave a post off the public site.
+REMOTE_UNPUBLISHED = frozenset({"draft", "pending", "private", "trash"})
 NO_ACTIVE_INTEGRATION = "This site has no active CMS integration: connect one (POST /api/v1/integration/) or activate it first"
 
 
@@ -478,3 +480,54 @@ def schedule_in_next_slot(*, content: Content, after: datetime | None = None) ->
     if slot is None:
         raise BusinessRuleViolation({"scheduled_publish_at": [NO_FREE_SLOT]})
     return content_schedule(content=content, scheduled_publish_at=slot)
+
+
+# What the CMS reports of our posts
+
+
+def remote_post_changes(*, content: Content, remote: RemotePost | None) -> dict:
+    """What the CMS's state of the content's post changes on the content (``remote`` None: the
+    post is gone).
+
+    publish → ``published`` with the post's URL (and ``published_at`` when it had none);
+    draft, pending, private, trash → ``not_published``; gone → ``not_published`` without an
+    external id or URL; future, and statuses we do not know, change nothing. Content the
+    publisher is sending (``publishing``) is the publisher's to settle, and content on our
+    schedule stays scheduled: only a gone post is forgotten, so that the scheduler creates it anew.
+    """
+    if content.site_status == SiteStatus.PUBLISHING:
+        return {}
+    if remote is None:
+        changes = {"external_id": "", "external_url": "", "site_status": SiteStatus.NOT_PUBLISHED}
+    elif remote.status == "publish":
+        changes = {"site_status": SiteStatus.PUBLISHED}
+        if remote.url:
+            changes["external_url"] = remote.url[:500]
+        if content.published_at is None:
+            changes["published_at"] = remote.modified_at or timezone.now()
+    elif remote.status in REMOTE_UNPUBLISHED:
+        changes = {"site_status": SiteStatus.NOT_PUBLISHED}
+    else:
+        return {}
+    if content.site_status == SiteStatus.SCHEDULED:
+        changes = {name: value for name, value in changes.items() if name in ("external_id", "external_url") and remote is None}
+    return {name: value for name, value in changes.items() if getattr(content, name) != value}
+
+
+def apply_remote_post(*, content: Content, remote: RemotePost | None) -> bool:
+    """Applies ``remote_post_changes`` to the content, only if it is still as it was read (a
+    publish or another delivery that changed it in between wins); True when it changed. The one
+    way a sync and a webhook change our content (integration reports each post it reads with
+    ``remote_post_read``, received in ``publishing.signals``)."""
+    changes = remote_post_changes(content=content, remote=remote)
+    if not changes:
+        return False
+    updated = (
+        Content.objects.for_account(content.account_id)
+        .filter(pk=content.pk, site_status=content.site_status, external_id=content.external_id)
+        .update(**changes, updated_at=timezone.now())
+    )
+    if updated:
+        for name, value in changes.items():
+            setattr(content, name, value)
+    return bool(updated)

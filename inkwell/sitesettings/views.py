@@ -26,7 +26,6 @@ class SiteSettingsViewSet(AccountScopedViewSet):
 
     queryset = Site.objects.all()
     lookup_url_kwarg = "site_id"
-    filter_backends: list = []
     pagination_class = None
 
 
