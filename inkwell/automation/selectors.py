@@ -186,10 +186,15 @@ def _projection(pipeline: Pipeline, first_stage: int = 1, *, snapshot: dict, bud
     return rows
 
 
+def active_run(site: Site) -> AutomationRun | None:
+    """The site's queued, running or paused run (at most one: a constraint keeps it so)."""
+    return AutomationRun.objects.for_account(site.account_id).filter(site=site, status__in=ACTIVE_RUN_STATUSES).first()
+
+
 def current_processing(site: Site) -> dict:
     """What the site's active run is doing (``GET /automation/current_processing/``): its stage,
     the item being processed, and done/total of the stage. All None/0 without an active run."""
-    run = AutomationRun.objects.for_account(site.account_id).filter(site=site, status__in=ACTIVE_RUN_STATUSES).first()
+    run = active_run(site)
     if run is None:
         idle = dict.fromkeys(("run_id", "status", "current_stage", "stage_name", "item"))
         return {**idle, "done": 0, "total": 0, "items_processed": 0, "credits_used": 0}

@@ -112,7 +112,7 @@ def automation_context(request, site, *, values: dict | None = None, errors: dic
         "days": [(day, DAY_LABELS[day]) for day in DAYS],
         "next_run_at": config["next_run_at"],
         "estimate": selectors.estimate(site),
-        "active_run": scoped(AutomationRun, request).filter(site=site, status__in=ACTIVE_RUN_STATUSES).first(),
+        "active_run": selectors.active_run(site),
         "refused": refused,
         "saved": bool(request.GET.get("saved")),
     }

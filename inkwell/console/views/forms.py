@@ -32,12 +32,6 @@ class FormsView(ConsoleView):
     # The API's error paths of a form's section, left out of the form's field names.
     error_prefixes: dict[str, str] = {}
 
-    def context(self, request, *, submitted=None, **kwargs) -> dict:
-        raise NotImplementedError
-
-    def save(self, request, **kwargs):
-        raise NotImplementedError
-
     def get(self, request, **kwargs):
         return self.page(request, {**self.context(request, **kwargs), "form": "", "form_errors": {}})
 

@@ -313,7 +313,7 @@ def prompt_type_of(post) -> str:
 
 
 class PromptsView(AccountSettingsView):
-    """The AI's prompts: the account's own text of each, or the default, with its placeholders."""
+    """The AI's prompts: the account's own text of each, or the default, with the variables it may use."""
 
     template_name = "console/pages/settings_prompts.html"
 
