@@ -114,7 +114,7 @@ class ConsoleView(View):
         except (Http404, ObjectDoesNotExist):
             return self.refusal(request, 404, GENERAL_MESSAGES[404], {})
         except exceptions.APIException as exc:
-            return self.refusal(request, exc.status_code, *_messages(exc))
+            return self.refusal(request, exc.status_code, *refusal_messages(exc))
 
     def page(self, request, context: dict, *, template: str | None = None, status: int = 200) -> HttpResponse:
         """The full page, or for an htmx request that targets a fragment, that fragment alone."""
@@ -144,7 +144,8 @@ class ConsoleView(View):
         return redirect(url)
 
 
-def _messages(exc: exceptions.APIException) -> tuple[str, dict]:
+def refusal_messages(exc: exceptions.APIException) -> tuple[str, dict]:
+    """A refusal as the API words it: its general message and its field messages by path."""
     status = exc.status_code
     errors = getattr(exc, "errors", None)
     if errors is None and isinstance(exc, exceptions.ValidationError):

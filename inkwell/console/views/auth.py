@@ -7,7 +7,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views import View
 from rest_framework import exceptions
 
-from inkwell.console.base import _messages, rate_limited, render_page, validated
+from inkwell.console.base import refusal_messages, rate_limited, render_page, validated
 from inkwell.tenancy import services
 from inkwell.tenancy import serializers as s
 
@@ -37,7 +37,7 @@ class PublicPage(View):
         try:
             return self.submit(request, values, **kwargs)
         except exceptions.APIException as exc:
-            error, errors = _messages(exc)
+            error, errors = refusal_messages(exc)
             shown = {name: value for name, value in values.items() if "password" not in name}
             return self.form(request, shown, errors or {"non_field_errors": [error]}, status=exc.status_code)
 

@@ -17,7 +17,7 @@ from inkwell.automation import filters, selectors, services
 from inkwell.automation.models import ACTIVE_RUN_STATUSES, AutomationRun, LogLevel, RunStatus
 from inkwell.automation.serializers import AutomationConfigUpdateSerializer
 from inkwell.automation.stages import STAGES
-from inkwell.console.base import ConsoleView, _messages, get_scoped, remember_site, scoped, validated
+from inkwell.console.base import ConsoleView, refusal_messages, get_scoped, remember_site, scoped, validated
 from inkwell.console.views.library import SiteView
 from inkwell.sitesettings.defaults import AUTOMATION_FREQUENCIES, DAYS, STAGE_NUMBERS
 from inkwell.sitesettings.serializers import DELAY_HELP, STAGE_LIMIT_HELP, STAGE_WORK
@@ -135,7 +135,7 @@ class AutomationView(SiteView):
         try:
             site_settings_services.automation_config_update(site=site, config=validated(AutomationConfigUpdateSerializer, request, config))
         except (exceptions.ValidationError, BusinessRuleViolation) as exc:
-            error, errors = _messages(exc)
+            error, errors = refusal_messages(exc)
             context = automation_context(request, site, values=form_values(config), errors=errors or {"non_field_errors": [error]})
             return self.page(request, context, status=exc.status_code)
         return self.done(request, reverse("console:automation", kwargs={"site_id": site.pk}) + "?saved=1")

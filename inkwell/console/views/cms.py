@@ -9,7 +9,7 @@ content types again and sync, which change no credentials.
 
 from rest_framework import exceptions
 
-from inkwell.console.base import ConsoleView, _messages, get_scoped, scoped, validated
+from inkwell.console.base import ConsoleView, refusal_messages, get_scoped, scoped, validated
 from inkwell.console.views.library import SiteView
 from inkwell.console.views.planner import job_started
 from inkwell.integration import selectors, services
@@ -79,7 +79,7 @@ class CmsView(SiteView):
             data = validated(s.IntegrationCreateInputSerializer, request, {**values, "site_id": site.pk, "platform": Platform.WORDPRESS})
             integration = services.integration_create(account=request.account, **data)
         except exceptions.APIException as exc:
-            error, errors = _messages(exc)
+            error, errors = refusal_messages(exc)
             shown = {name: values[name] for name in ("base_url", "username")}
             return self.show(request, site, status=exc.status_code, values=shown, errors=errors or {"non_field_errors": [error]})
         result = connection_outcome(services.check_connection(integration=integration))
@@ -112,7 +112,7 @@ class CmsCredentialsView(IntegrationAction):
         try:
             data = validated(s.IntegrationUpdateInputSerializer, request, values)
         except exceptions.APIException as exc:
-            error, errors = _messages(exc)
+            error, errors = refusal_messages(exc)
             return self.back(request, integration, status=exc.status_code, credential_errors=errors or {"non_field_errors": [error]})
         services.integration_update(integration=integration, **data)
         return self.back(request, integration, test_result=connection_outcome(services.check_connection(integration=integration)))

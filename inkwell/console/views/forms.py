@@ -4,7 +4,7 @@ messages beside the fields they name and the API's status, instead of the refusa
 from rest_framework import exceptions
 
 from inkwell.api.exceptions import BusinessRuleViolation, Conflict, PlanLimitReached
-from inkwell.console.base import ConsoleView, _messages
+from inkwell.console.base import ConsoleView, refusal_messages
 
 # Refusals that say what is wrong with the input; others (403, 404, 429) stay the refusal page.
 FIELD_REFUSALS = (exceptions.ValidationError, Conflict, BusinessRuleViolation, PlanLimitReached)
@@ -39,7 +39,7 @@ class FormsView(ConsoleView):
         try:
             return self.save(request, **kwargs)
         except FIELD_REFUSALS as exc:
-            error, errors = _messages(exc)
+            error, errors = refusal_messages(exc)
             form = request.POST.get("form", "")
             errors = without_prefix(errors, self.error_prefixes.get(form, ""))
             context = self.context(request, submitted=request.POST, **kwargs)

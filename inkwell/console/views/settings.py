@@ -15,7 +15,7 @@ from rest_framework import exceptions
 
 from inkwell.ai.prompts import PROMPTS
 from inkwell.ai.providers import PROVIDER_NAMES
-from inkwell.console.base import ConsoleView, _messages, validated
+from inkwell.console.base import ConsoleView, refusal_messages, validated
 from inkwell.console.views.forms import FormsView, changed, submitted_values
 from inkwell.console.views.library import SiteView
 from inkwell.sitesettings import selectors as site_settings_selectors
@@ -246,7 +246,7 @@ class KeyTestView(ConsoleView):
         try:
             data = validated(s.IntegrationTestInputSerializer, request, {"integration_type": integration_type, "api_key": request.POST.get("api_key", "")})
         except exceptions.ValidationError as exc:
-            check, errors, status = None, _messages(exc)[1], exc.status_code
+            check, errors, status = None, refusal_messages(exc)[1], exc.status_code
         else:
             check = services.integration_key_test(account=request.account, integration_type=integration_type, api_key=data["api_key"])
             errors, status = {}, 200
