@@ -24,5 +24,5 @@ urlpatterns = [
 
 handler400 = "inkwell.api.exceptions.handler400"
 handler403 = "inkwell.api.exceptions.handler403"
-handler404 = "inkwell.api.exceptions.handler404"
+handler404 = "inkwell.console.views.errors.not_found"
 handler500 = "inkwell.api.exceptions.handler500"
