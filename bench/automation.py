@@ -165,7 +165,7 @@ def main() -> None:
     parser.add_argument("--database-url", default=DEFAULT_DATABASE_URL)
     parser.add_argument("--keywords", type=int, default=500)
     parser.add_argument("--profiles", nargs="+", choices=["postgresql", "sqlite"], default=["postgresql", "sqlite"])
-    parser.add_argument("--image-batch", type=int, default=0, help="stage 6's batch size (default: the site default, 1 image per job)")
+    parser.add_argument("--image-batch", type=int, default=0, help="stage 6's batch size (default: the site default, 4 images a batch, one images job per content)")
     parser.add_argument("--inner", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.inner:
