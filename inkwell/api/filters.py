@@ -1,5 +1,7 @@
 """Query-string filters shared by every domain."""
 
+import copy
+
 from django import forms
 from django.core.exceptions import ValidationError
 from django_filters import rest_framework as filters
@@ -91,7 +93,7 @@ def _integer_schema(min_value: int, max_value: int, help_text: str) -> dict:
     return {**schema, **({"description": help_text} if help_text else {})}
 
 
-class _IntegerFormField(forms.IntegerField):
+class IntegerFormField(forms.IntegerField):
     """A whole number as ``serializers.IntegerField`` reads one: given but empty is invalid (left
     out is no filter), and a string longer than DRF's limit is refused before it is parsed."""
 
@@ -109,7 +111,7 @@ class IntegerFilter(filters.NumberFilter):
     """A whole number from ``min_value`` to ``max_value`` (``?difficulty_min=30``), documented as
     an integer with its bounds and its ``help_text``."""
 
-    field_class = _IntegerFormField
+    field_class = IntegerFormField
 
     def __init__(self, *args, min_value: int, max_value: int, help_text: str = "", **kwargs):
         super().__init__(*args, min_value=min_value, max_value=max_value, **kwargs)
@@ -141,3 +143,54 @@ class TextFilter(filters.CharFilter):
         kwargs.setdefault("error_messages", {"max_length": TEXT_TOO_LONG.format(max_length=max_length)})
         super().__init__(*args, max_length=max_length, **kwargs)
         extend_schema_field({"type": "string", "maxLength": max_length, **({"description": help_text} if help_text else {})})(self)
+
+
+class _SharedFields(dict):
+    """A form class's fields, which its forms share: Django deep-copies them for every form, for
+    forms that change their fields, and these never do."""
+
+    def __deepcopy__(self, memo):
+        return dict(self)
+
+
+class _ShallowCopiedFilters(dict):
+    """A FilterSet class's filters, which each FilterSet copies shallowly rather than deeply (its
+    own ``parent`` and ``model``; a filter keeps nothing else of a request)."""
+
+    def __deepcopy__(self, memo):
+        copies = {}
+        for name, filter_ in self.items():
+            copies[name] = copy.copy(filter_)
+            if filter_.method is not None:
+                copies[name].method = filter_.method  # binds the method to the copy, whose parent it reads
+        return copies
+
+
+class FilterSet(filters.FilterSet):
+    """django-filter's FilterSet with its set-up done once per class rather than once per request:
+    the form class and its fields are built once and shared, and the filters copied shallowly.
+    Deep copies of both cost more than the query of the planner's keyword list did. A field
+    therefore holds nothing of a request; a check that needs the request reads ``form.request``."""
+
+    @classmethod
+    def get_filters(cls):
+        return _ShallowCopiedFilters(super().get_filters())
+
+    @classmethod
+    def shared_form_class(cls) -> type[forms.Form]:
+        form_class = cls.__dict__.get("_shared_form_class")
+        if form_class is None:
+            fields = {name: filter_.field for name, filter_ in cls.base_filters.items()}
+            form_class = type(f"{cls.__name__}Form", (cls._meta.form,), fields)
+            form_class.base_fields = _SharedFields(form_class.base_fields)
+            cls._shared_form_class = form_class
+        return form_class
+
+    def get_form_class(self):
+        return self.shared_form_class()
+
+    @property
+    def form(self):
+        form = super().form
+        form.request = self.request
+        return form

@@ -3,9 +3,8 @@ the console's pages alike)."""
 
 from django import forms
 from django.db.models import QuerySet
-from django_filters import rest_framework as filters
 
-from inkwell.api.filters import MAX_ID, ChoiceFilter, IntegerFilter, TextFilter
+from inkwell.api.filters import MAX_ID, ChoiceFilter, FilterSet, IntegerFilter, TextFilter
 from inkwell.planner.models import Cluster, ClusterStatus, ContentIdea, IdeaStatus, Keyword, KeywordStatus
 from inkwell.planner.serializers import INVALID_STATUS, MAX_VOLUME
 
@@ -62,7 +61,7 @@ class KeywordFilterForm(forms.Form):
         return cleaned
 
 
-class KeywordFilter(filters.FilterSet):
+class KeywordFilter(FilterSet):
     site_id = id_filter("Only this site's keywords.")
     sector_id = id_filter("Only this sector's keywords.")
     cluster_id = id_filter("Only this cluster's keywords.")
@@ -80,7 +79,7 @@ class KeywordFilter(filters.FilterSet):
         fields = ["site_id", "sector_id", "cluster_id", "status"]
 
 
-class ClusterFilter(filters.FilterSet):
+class ClusterFilter(FilterSet):
     """Filters clusters that carry their totals (``selectors.with_cluster_totals``), which
     ``keyword_count`` and ``total_volume`` order by."""
 
@@ -95,7 +94,7 @@ class ClusterFilter(filters.FilterSet):
         fields = ["site_id", "sector_id", "status"]
 
 
-class IdeaFilter(filters.FilterSet):
+class IdeaFilter(FilterSet):
     site_id = id_filter("Only this site's ideas.")
     sector_id = id_filter("Only this sector's ideas.")
     cluster_id = id_filter("Only this cluster's ideas.")
