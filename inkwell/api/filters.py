@@ -6,6 +6,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django_filters import rest_framework as filters
 from django_filters.fields import ChoiceField as ChoiceFormField
+from drf_spectacular.plumbing import build_choice_description_list
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -130,9 +131,15 @@ class _ChoiceFormField(ChoiceFormField):
 
 class ChoiceFilter(filters.ChoiceFilter):
     """One of ``choices``, refused with ``error_messages["invalid_choice"]`` when given empty too;
-    documented as their enum with its ``help_text``."""
+    documented as a serializer's choice field is: their enum, never empty, its ``help_text`` and
+    the list of choices."""
 
     field_class = _ChoiceFormField
+
+    def __init__(self, *args, choices, help_text: str = "", **kwargs):
+        super().__init__(*args, choices=choices, **kwargs)
+        described = "\n\n".join(text for text in (help_text, build_choice_description_list(choices)) if text)
+        extend_schema_field({"type": "string", "enum": [value for value, _ in choices], "minLength": 1, "description": described})(self)
 
 
 class TextFilter(filters.CharFilter):
