@@ -56,7 +56,7 @@ def test_an_equal_or_half_open_range_is_valid(query):
     [
         (KeywordFilter, Keyword, "volume", ("volume", "id")),
         (KeywordFilter, Keyword, "-volume", ("-volume", "-id")),
-        (ClusterFilter, Cluster, "-keyword_count", ("-keyword_count", "-id")),
+        (ClusterFilter, Cluster, "-name", ("-name", "-id")),
         (IdeaFilter, ContentIdea, "title", ("title", "id")),
     ],
 )
