@@ -184,10 +184,10 @@ class SiteAutomationViewSet(AutomationViewSet):
 class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, AutomationViewSet):
     """The account's automation runs, newest first (spec: Automation run resource)."""
 
+    filterset_class = RunFilter
+
     def scoped_queryset(self, queryset):
         return filters.run_detail(queryset, self.request.account) if self.action == "retrieve" else queryset
-
-    filterset_class = RunFilter
 
     def get_serializer_class(self):
         return s.RunDetailSerializer if self.action == "retrieve" else s.RunSerializer
