@@ -70,7 +70,7 @@ def _victim_object(route: Route, victim, marker: str):
 
 # Routes that need the caller's site in the query (every automation GET names its site): the
 # requester names one of its own sites, so what is checked is the object, not the site.
-SITE_QUERY_ROUTES = {"automation-run-list", "automation-run-detail"}
+SITE_QUERY_ROUTES = {"automation-run-list", "automation-run-detail", "automation-logs"}
 
 
 def _query(route: Route, tenant) -> dict:

@@ -64,11 +64,12 @@ SEEDED_LISTS = {
     "/api/v1/publisher/records/": ROWS,
     "/api/v1/publisher/deployments/": ROWS,
     "/api/v1/automation/runs/": ROWS,
+    "/api/v1/automation/logs/": ROWS,
 }
 
 
 # Lists that need more in their query: every automation GET names its site.
-LIST_QUERIES = {"/api/v1/automation/runs/": "&site_id={site_id}"}
+LIST_QUERIES = {"/api/v1/automation/runs/": "&site_id={site_id}", "/api/v1/automation/logs/": "&site_id={site_id}"}
 
 
 def _is_list_route(route: Route) -> bool:

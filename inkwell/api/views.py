@@ -109,3 +109,11 @@ def validated_query(serializer_class, request) -> dict:
     Passed as a plain dict: DRF reads a boolean missing from a QueryDict as false, which would filter.
     """
     return validated(serializer_class, request, data=request.query_params.dict(), json_types=False)
+
+
+class FiltersTheListOnlyMixin:
+    """The view's FilterSet narrows its list and nothing else: an id in the path addresses its row
+    whatever the query string holds, and a row is found without validating list filters."""
+
+    def filter_queryset(self, queryset):
+        return super().filter_queryset(queryset) if self.action == "list" else queryset

@@ -11,7 +11,7 @@ from rest_framework import serializers
 from rest_framework.exceptions import NotFound, PermissionDenied
 
 from inkwell.api.filters import MAX_ID
-from inkwell.automation.models import AutomationLog, AutomationRun, AutomationStageRun, LogLevel, RunStatus, RunTrigger
+from inkwell.automation.models import AutomationLog, AutomationRun, AutomationStageRun, RunStatus, RunTrigger
 from inkwell.automation.stages import STAGES
 from inkwell.sitesettings.defaults import STAGE_NUMBERS
 from inkwell.sitesettings.serializers import AutomationConfigSerializer, StageConfigInputSerializer, StageConfigSerializer, validate_stage_entries
@@ -61,19 +61,8 @@ class SiteQuerySerializer(serializers.Serializer):
     site_id = QuerySiteField(source="site")
 
 
-class RunListQuerySerializer(serializers.Serializer):
-    site_id = QuerySiteField(source="site", help_text="The site whose runs are listed (another account's site: 404).")
-    status = serializers.ChoiceField(choices=RunStatus.choices, required=False, error_messages={"invalid_choice": "Invalid status value"})
-
-
 class RunDetailQuerySerializer(serializers.Serializer):
     site_id = QuerySiteField(source="site", help_text="The run's site (a run of another site: 404).")
-
-
-class LogQuerySerializer(SiteQuerySerializer):
-    run_id = _run_id(required=False)
-    level = serializers.ChoiceField(choices=LogLevel.choices, required=False, error_messages={"invalid_choice": INVALID_LEVEL})
-    stage = serializers.IntegerField(min_value=1, max_value=len(STAGE_NUMBERS), required=False, help_text="Only this stage's lines (1 to 7).")
 
 
 class RunTargetQuerySerializer(serializers.Serializer):

@@ -13,5 +13,6 @@ router.register("", views.SiteAutomationViewSet, basename="automation")
 urlpatterns = [
     path("config/", views.ConfigView.as_view(), name="automation-config"),
     path("update_config/", views.UpdateConfigView.as_view(), name="automation-update-config"),
+    path("logs/", views.LogViewSet.as_view({"get": "list"}), name="automation-logs"),
     *router.urls,
 ]

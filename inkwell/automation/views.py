@@ -4,7 +4,10 @@ Every endpoint names its site with ``?site_id=`` (``inkwell.automation.serialize
 account's site is a 404, a site an editor or viewer was not granted a 403); pause, resume and
 cancel also take ``site_id`` and ``run_id`` in the body. Every member reads; owners, admins and
 editors configure and control runs (viewers: 403). ``/automation/runs/`` is the account's list
-of runs of the site ``?site_id=`` names.
+of runs of the site ``?site_id=`` names, ``/automation/logs/`` its log lines: both filter through
+their FilterSet (``inkwell.automation.filters``). The other query strings (``SiteQuerySerializer``,
+``RunTargetQuerySerializer``, ``RunDetailQuerySerializer``) name what an action acts on, not rows
+a list narrows to, and stay serializers.
 """
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -15,10 +18,11 @@ from rest_framework.exceptions import NotFound
 from inkwell.api.envelope import ok
 from inkwell.api.idempotency import idempotent
 from inkwell.api.schema import ErrorEnvelopeSerializer
-from inkwell.api.views import ApiView, validated, validated_query
+from inkwell.api.views import ApiView, FiltersTheListOnlyMixin, validated, validated_query
 from inkwell.automation import filters, selectors, services
 from inkwell.automation import serializers as s
-from inkwell.automation.models import AutomationRun
+from inkwell.automation.filters import LogFilter, RunFilter
+from inkwell.automation.models import AutomationLog, AutomationRun
 from inkwell.sitesettings import selectors as site_settings_selectors
 from inkwell.sitesettings import services as site_settings_services
 from inkwell.tenancy.viewsets import AccountScopedViewSet
@@ -27,12 +31,11 @@ STATE_CONFLICT = OpenApiResponse(ErrorEnvelopeSerializer, description="No run of
 BUDGET_OVER_100 = OpenApiResponse(ErrorEnvelopeSerializer, description="The stages' budget_pct add up to more than 100.")
 
 
-class AutomationViewSet(AccountScopedViewSet):
+class AutomationViewSet(FiltersTheListOnlyMixin, AccountScopedViewSet):
     module = "automation"
     throttle_scope = "general"
     queryset = AutomationRun.objects.all()
     serializer_class = s.RunSerializer
-    filter_backends: list = []  # the query serializers filter, not django-filter
 
 
 class _ConfigView(ApiView):
@@ -87,7 +90,7 @@ class UpdateConfigView(_ConfigView):
 
 @extend_schema(tags=["automation"])
 class SiteAutomationViewSet(AutomationViewSet):
-    """A site's automation: control of its run, its history and log, and what the pipeline holds."""
+    """A site's automation: control of its run, its history, and what the pipeline holds (its log: ``LogViewSet``)."""
 
     def _site(self, request):
         return validated_query(s.SiteQuerySerializer, request)["site"]
@@ -155,15 +158,6 @@ class SiteAutomationViewSet(AutomationViewSet):
         runs = filters.history(self.get_queryset(), self._site(request))
         return self.get_paginated_response(s.HistoryItemSerializer(self.paginate_queryset(runs), many=True).data)
 
-    @extend_schema(parameters=[s.LogQuerySerializer], responses={200: s.LogSerializer(many=True)})
-    @action(detail=False, methods=["get"])
-    def logs(self, request):
-        """The site's automation log, newest first: a line for every stage transition and every
-        item a run processed. Narrowed by ``run_id`` (one of the site's runs, else 404), ``level``
-        (info, warning, error) and ``stage``."""
-        lines = filters.logs(request.account, validated_query(s.LogQuerySerializer, request))
-        return self.get_paginated_response(s.LogSerializer(self.paginate_queryset(lines), many=True).data)
-
     # What the pipeline holds.
 
     @extend_schema(parameters=[s.SiteQuerySerializer], responses={200: s.PipelineOverviewSerializer})
@@ -190,17 +184,19 @@ class SiteAutomationViewSet(AutomationViewSet):
 class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, AutomationViewSet):
     """The account's automation runs, newest first (spec: Automation run resource)."""
 
+    filterset_class = RunFilter
+
     def scoped_queryset(self, queryset):
         return filters.run_detail(queryset, self.request.account) if self.action == "retrieve" else queryset
 
     def get_serializer_class(self):
         return s.RunDetailSerializer if self.action == "retrieve" else s.RunSerializer
 
-    @extend_schema(parameters=[s.RunListQuerySerializer], responses={200: s.RunSerializer(many=True)})
+    @extend_schema(responses={200: s.RunSerializer(many=True)})
     def list(self, request):
         """One site's runs (``site_id``, required like every automation GET; another account's site:
         404), paginated; ``status`` narrows them to one status."""
-        runs = filters.runs(self.get_queryset(), validated_query(s.RunListQuerySerializer, request))
+        runs = self.filter_queryset(self.get_queryset())
         return self.get_paginated_response(self.get_serializer(self.paginate_queryset(runs), many=True).data)
 
     @extend_schema(parameters=[s.RunDetailQuerySerializer], responses={200: s.RunDetailSerializer})
@@ -212,3 +208,20 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, AutomationVie
         if run.site_id != query["site"].pk:
             raise NotFound()
         return ok(self.get_serializer(run).data)
+
+
+@extend_schema(tags=["automation"])
+class LogViewSet(mixins.ListModelMixin, AutomationViewSet):
+    """The site's automation log (``/automation/logs/``), a list of its own rows: log lines, not runs."""
+
+    queryset = AutomationLog.objects.all()
+    serializer_class = s.LogSerializer
+    filterset_class = LogFilter
+
+    @extend_schema(responses={200: s.LogSerializer(many=True)})
+    def list(self, request):
+        """The site's automation log, newest first: a line for every stage transition and every
+        item a run processed. Narrowed by ``run_id`` (one of the site's runs, else 404), ``level``
+        (info, warning, error) and ``stage``."""
+        lines = self.filter_queryset(self.get_queryset())
+        return self.get_paginated_response(self.get_serializer(self.paginate_queryset(lines), many=True).data)

@@ -4,7 +4,7 @@ the keywords library's ``sector_stats.added``)."""
 from dataclasses import dataclass
 
 from django.db import models
-from django.db.models import Count, F, Q, QuerySet, Sum
+from django.db.models import Count, F, QuerySet, Sum
 from django.db.models.functions import Coalesce
 
 from inkwell.keywords.models import DIFFICULTY_LABELS, SeedKeyword
@@ -69,32 +69,6 @@ def added_by_industry_sector(account: Account, site: Site | None, sector_ids: li
     return {row["seed_keyword__industry_sector_id"]: row["added"] for row in rows}
 
 
-def _ordered(queryset: QuerySet, ordering: str | None) -> QuerySet:
-    """The requested order with id in the same direction as the tie-breaker, so pages are stable."""
-    if not ordering:
-        return queryset
-    return queryset.order_by(ordering, "-id" if ordering.startswith("-") else "id")
-
-
-def filter_keywords(queryset: QuerySet, query: dict) -> QuerySet:
-    """The keyword list's filters (serializers.KeywordListQuerySerializer) on a scoped queryset."""
-    conditions = Q()
-    for field in ("site_id", "sector_id", "cluster_id", "status"):
-        if query.get(field) is not None:
-            conditions &= Q(**{field: query[field]})
-    if query.get("difficulty_min") is not None:
-        conditions &= Q(difficulty__gte=query["difficulty_min"])
-    if query.get("difficulty_max") is not None:
-        conditions &= Q(difficulty__lte=query["difficulty_max"])
-    if query.get("volume_min") is not None:
-        conditions &= Q(volume__gte=query["volume_min"])
-    if query.get("volume_max") is not None:
-        conditions &= Q(volume__lte=query["volume_max"])
-    if query.get("search"):
-        conditions &= Q(keyword__icontains=query["search"])
-    return _ordered(queryset.filter(conditions).select_related("cluster"), query.get("ordering"))
-
-
 # The keyword list's answer, field for field what serializers.KeywordSerializer writes (a test checks).
 KEYWORD_LIST_FIELDS = (
     "id", "site_id", "sector_id", "seed_keyword_id", "cluster_id", "cluster_name", "keyword", "volume",
@@ -127,28 +101,8 @@ def with_cluster_totals(queryset: QuerySet) -> QuerySet:
     return totals.order_by(*Cluster._meta.ordering)
 
 
-def filter_clusters(queryset: QuerySet, query: dict) -> QuerySet:
-    conditions = Q()
-    for field in ("site_id", "sector_id", "status"):
-        if query.get(field) is not None:
-            conditions &= Q(**{field: query[field]})
-    if query.get("search"):
-        conditions &= Q(name__icontains=query["search"])
-    return _ordered(with_cluster_totals(queryset.filter(conditions)), query.get("ordering"))
-
-
 def cluster_with_totals(account: Account, cluster_id: int) -> Cluster:
     return with_cluster_totals(Cluster.objects.for_account(account)).get(pk=cluster_id)
-
-
-def filter_ideas(queryset: QuerySet, query: dict) -> QuerySet:
-    conditions = Q()
-    for field in ("site_id", "sector_id", "cluster_id", "status"):
-        if query.get(field) is not None:
-            conditions &= Q(**{field: query[field]})
-    if query.get("search"):
-        conditions &= Q(title__icontains=query["search"])
-    return _ordered(queryset.filter(conditions), query.get("ordering"))
 
 
 def ideas_of(account: Account, idea_ids) -> QuerySet:

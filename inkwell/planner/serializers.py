@@ -26,10 +26,6 @@ IDEAS_PER_CLUSTER_RANGE = (1, 10)
 DEFAULT_IDEAS_PER_CLUSTER = 3
 
 
-def _orderings(*fields: str) -> list[str]:
-    return [prefix + field for field in fields for prefix in ("", "-")]
-
-
 def status_field(choices, **kwargs) -> serializers.ChoiceField:
     return serializers.ChoiceField(choices=choices, error_messages={"invalid_choice": INVALID_STATUS, "null": INVALID_STATUS}, **kwargs)
 
@@ -46,10 +42,6 @@ def id_list(*, max_length: int = MAX_BULK_IDS, **kwargs) -> serializers.ListFiel
 
 def text_list(max_item_length: int, **kwargs) -> serializers.ListField:
     return serializers.ListField(child=serializers.CharField(max_length=max_item_length), max_length=MAX_LIST_ITEMS, required=False, **kwargs)
-
-
-def _id_filter(help_text: str) -> serializers.IntegerField:
-    return serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID, help_text=help_text)
 
 
 # Cannibalization guard (#19, inkwell.planner.overlaps)
@@ -138,30 +130,6 @@ class KeywordSerializer(serializers.ModelSerializer):
         return DIFFICULTY_LABELS[min(keyword.difficulty, 100)]
 
 
-class KeywordListQuerySerializer(serializers.Serializer):
-    site_id = _id_filter("Only this site's keywords.")
-    sector_id = _id_filter("Only this sector's keywords.")
-    cluster_id = _id_filter("Only this cluster's keywords.")
-    status = status_field(KeywordStatus.choices, required=False, help_text="`active`, `paused` or `archived`.")
-    difficulty_min = serializers.IntegerField(required=False, min_value=0, max_value=100)
-    difficulty_max = serializers.IntegerField(required=False, min_value=0, max_value=100)
-    volume_min = serializers.IntegerField(required=False, min_value=0, max_value=MAX_VOLUME)
-    volume_max = serializers.IntegerField(required=False, min_value=0, max_value=MAX_VOLUME)
-    search = serializers.CharField(required=False, allow_blank=True, max_length=100, help_text="Part of the keyword, any case.")
-    ordering = serializers.ChoiceField(
-        choices=_orderings("keyword", "volume", "difficulty", "created_at"),
-        required=False,
-        help_text="keyword, volume, difficulty or created_at; a leading - for descending. Newest first by default.",
-        error_messages={"invalid_choice": "Invalid ordering: use keyword, volume, difficulty or created_at, with a leading - for descending"},
-    )
-
-    def validate(self, attrs):
-        for low, high in (("difficulty_min", "difficulty_max"), ("volume_min", "volume_max")):
-            if attrs.get(low) is not None and attrs.get(high) is not None and attrs[low] > attrs[high]:
-                raise serializers.ValidationError({high: [f"{high} must be greater than or equal to {low}"]})
-        return attrs
-
-
 class KeywordCreateInputSerializer(SiteSectorPayloadMixin, serializers.Serializer):
     seed_keyword_id = SeedKeywordField(source="seed_keyword")
     site_id = AccountSiteField(source="site")
@@ -234,19 +202,6 @@ class ClusterSerializer(serializers.ModelSerializer):
         model = Cluster
         fields = ["id", "site_id", "sector_id", "name", "description", "status", "keyword_count", "total_volume", "created_at", "updated_at"]
         read_only_fields = fields
-
-
-class ClusterListQuerySerializer(serializers.Serializer):
-    site_id = _id_filter("Only this site's clusters.")
-    sector_id = _id_filter("Only this sector's clusters.")
-    status = status_field(ClusterStatus.choices, required=False, help_text="`active` or `archived`.")
-    search = serializers.CharField(required=False, allow_blank=True, max_length=100, help_text="Part of the name, any case.")
-    ordering = serializers.ChoiceField(
-        choices=_orderings("name", "keyword_count", "total_volume", "created_at"),
-        required=False,
-        help_text="name, keyword_count, total_volume or created_at; a leading - for descending. Newest first by default.",
-        error_messages={"invalid_choice": "Invalid ordering: use name, keyword_count, total_volume or created_at, with a leading - for descending"},
-    )
 
 
 class ClusterCreateInputSerializer(SiteSectorPayloadMixin, serializers.Serializer):
@@ -325,20 +280,6 @@ class IdeaSerializer(serializers.ModelSerializer):
 
 class OverlapListQuerySerializer(serializers.Serializer):
     site_id = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="The site whose competing pairs to list.")
-
-
-class IdeaListQuerySerializer(serializers.Serializer):
-    site_id = _id_filter("Only this site's ideas.")
-    sector_id = _id_filter("Only this sector's ideas.")
-    cluster_id = _id_filter("Only this cluster's ideas.")
-    status = status_field(IdeaStatus.choices, required=False, help_text="`new`, `converted` or `archived`.")
-    search = serializers.CharField(required=False, allow_blank=True, max_length=100, help_text="Part of the title, any case.")
-    ordering = serializers.ChoiceField(
-        choices=_orderings("title", "created_at"),
-        required=False,
-        help_text="title or created_at; a leading - for descending. Newest first by default.",
-        error_messages={"invalid_choice": "Invalid ordering: use title or created_at, with a leading - for descending"},
-    )
 
 
 class IdeaFieldsMixin(serializers.Serializer):

@@ -5,24 +5,25 @@ from rest_framework.decorators import action
 from inkwell.api.envelope import created, ok
 from inkwell.api.idempotency import idempotent
 from inkwell.api.schema import ErrorEnvelopeSerializer
-from inkwell.api.views import validated, validated_query
+from inkwell.api.views import FiltersTheListOnlyMixin, validated
 from inkwell.jobs.serializers import JobStartedSerializer
 from inkwell.jobs.views import job_accepted
 from inkwell.planner import selectors, services
 from inkwell.planner import serializers as s
+from inkwell.planner.filters import ClusterFilter, IdeaFilter, KeywordFilter
 from inkwell.planner.models import Cluster, ContentIdea, Keyword
 from inkwell.tenancy.viewsets import AccountScopedViewSet
 
 PAYMENT_REQUIRED = {402: ErrorEnvelopeSerializer}
 
 
-class PlannerViewSet(mixins.RetrieveModelMixin, mixins.DestroyModelMixin, AccountScopedViewSet):
+class PlannerViewSet(FiltersTheListOnlyMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin, AccountScopedViewSet):
     """Planner rows of the caller's account: every role reads them, owners, admins and editors
-    change them, editors and viewers only on the sites granted to them."""
+    change them, editors and viewers only on the sites granted to them. Lists filter through the
+    view's FilterSet (``inkwell.planner.filters``)."""
 
     module = "planner"
     throttle_scope = "general"
-    filter_backends: list = []  # the query serializers filter, not django-filter
 
 
 @extend_schema(tags=["planner"])
@@ -31,10 +32,11 @@ class KeywordViewSet(PlannerViewSet):
 
     queryset = Keyword.objects.select_related("cluster")
     serializer_class = s.KeywordSerializer
+    filterset_class = KeywordFilter
 
-    @extend_schema(parameters=[s.KeywordListQuerySerializer], responses={200: s.KeywordSerializer(many=True)})
+    @extend_schema(responses={200: s.KeywordSerializer(many=True)})
     def list(self, request):
-        keywords = selectors.filter_keywords(self.get_queryset(), validated_query(s.KeywordListQuerySerializer, request))
+        keywords = self.filter_queryset(self.get_queryset())
         return self.get_paginated_response(selectors.with_difficulty_band(self.paginate_queryset(selectors.keyword_list_rows(keywords))))
 
     @extend_schema(request=s.KeywordCreateInputSerializer, responses={201: s.KeywordSerializer, **PAYMENT_REQUIRED})
@@ -82,14 +84,15 @@ class ClusterViewSet(PlannerViewSet):
 
     queryset = Cluster.objects.all()
     serializer_class = s.ClusterSerializer
+    filterset_class = ClusterFilter
 
     def scoped_queryset(self, queryset):
         # The totals only where a cluster is shown: grouping would refuse the row locks others take.
         return selectors.with_cluster_totals(queryset) if self.action in ("list", "retrieve") else queryset
 
-    @extend_schema(parameters=[s.ClusterListQuerySerializer], responses={200: s.ClusterSerializer(many=True)})
+    @extend_schema(responses={200: s.ClusterSerializer(many=True)})
     def list(self, request):
-        clusters = selectors.filter_clusters(self.get_queryset(), validated_query(s.ClusterListQuerySerializer, request))
+        clusters = self.filter_queryset(self.get_queryset())
         return self.get_paginated_response(self.get_serializer(self.paginate_queryset(clusters), many=True).data)
 
     @extend_schema(request=s.ClusterCreateInputSerializer, responses={201: s.ClusterSerializer})
@@ -133,10 +136,11 @@ class IdeaViewSet(PlannerViewSet):
 
     queryset = ContentIdea.objects.all()
     serializer_class = s.IdeaSerializer
+    filterset_class = IdeaFilter
 
-    @extend_schema(parameters=[s.IdeaListQuerySerializer], responses={200: s.IdeaSerializer(many=True)})
+    @extend_schema(responses={200: s.IdeaSerializer(many=True)})
     def list(self, request):
-        ideas = selectors.filter_ideas(self.get_queryset(), validated_query(s.IdeaListQuerySerializer, request))
+        ideas = self.filter_queryset(self.get_queryset())
         return self.get_paginated_response(self.get_serializer(self.paginate_queryset(ideas), many=True).data)
 
     @extend_schema(request=s.IdeaCreateInputSerializer, responses={201: s.IdeaSerializer})

@@ -181,3 +181,13 @@ def test_a_viewer_reads_the_configuration_without_a_form_to_change_it(site, cons
     page = console_client(site.viewer).get(page_of(site)).content.decode()
     assert "<fieldset disabled>" in page and "Save the configuration" not in page and "Run now" not in page
     assert json.dumps(automation_config(site=site.site)["stage_1_batch_size"]) in page
+
+
+def test_the_runs_page_lists_every_run_when_the_status_is_unknown(site, console_client):
+    client = console_client(site.owner)
+    client.post(f"/app/sites/{site.site.pk}/automation/run/")
+    run = AutomationRun.objects.for_account(site.account).get()
+    for status in ("asleep", run.status):
+        response = client.get(f"/app/sites/{site.site.pk}/automation/runs/", {"status": status})
+        assert response.status_code == 200
+        assert f"/app/automation/runs/{run.pk}/" in response.content.decode()

@@ -271,3 +271,9 @@ def test_a_switched_off_module_shows_no_button_and_refuses_a_post(console_client
     assert f"/app/content/{content.pk}/optimize/" not in editor and f"/app/content/{content.pk}/link/" in editor
     assert client.post(f"/app/content/{content.pk}/optimize/").status_code == 403
     assert not Job.objects.for_account(big_tenant.account).exists()
+
+
+def test_the_keywords_page_refuses_a_broken_range_with_the_apis_message(console_client, big_tenant):
+    response = console_client(big_tenant.owner).get(f"/app/sites/{big_tenant.site.pk}/keywords/", {"volume_min": "10", "volume_max": "5"})
+    assert response.status_code == 400
+    assert "volume_max must be greater than or equal to volume_min" in response.content.decode()

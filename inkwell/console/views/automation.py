@@ -14,10 +14,11 @@ from rest_framework import exceptions
 
 from inkwell.api.exceptions import BusinessRuleViolation, InsufficientCredits
 from inkwell.automation import filters, selectors, services
-from inkwell.automation.models import ACTIVE_RUN_STATUSES, AutomationRun, LogLevel, RunStatus
+from inkwell.automation.filters import LogFilter, RunFilter
+from inkwell.automation.models import ACTIVE_RUN_STATUSES, AutomationLog, AutomationRun, LogLevel, RunStatus
 from inkwell.automation.serializers import AutomationConfigUpdateSerializer
 from inkwell.automation.stages import STAGES
-from inkwell.console.base import ConsoleView, refusal_messages, get_scoped, remember_site, scoped, validated
+from inkwell.console.base import ConsoleView, filtered, refusal_messages, get_scoped, remember_site, scoped, validated
 from inkwell.console.views.library import SiteView
 from inkwell.sitesettings.defaults import AUTOMATION_FREQUENCIES, DAYS, STAGE_NUMBERS
 from inkwell.sitesettings.serializers import DELAY_HELP, STAGE_LIMIT_HELP, STAGE_WORK
@@ -169,7 +170,8 @@ class RunsView(SiteView):
     def get(self, request, site_id):
         site = self.site_of(request, site_id)
         status = request.GET.get("status", "")
-        runs = filters.runs(scoped(AutomationRun, request), {"site": site, "status": status if status in RunStatus.values else None})
+        query = {"site_id": site, **({"status": status} if status in RunStatus.values else {})}
+        runs = filtered(RunFilter, request, query, scoped(AutomationRun, request))
         page = Paginator(runs, RUNS_PAGE_SIZE).get_page(request.GET.get("page"))
         return self.page(request, {"site": site, "page_obj": page, "statuses": RunStatus.choices, "status": status})
 
@@ -195,8 +197,8 @@ class RunView(ConsoleView):
         if request.htmx and shown and shown != run.status:
             return HttpResponseClientRefresh()
         level = request.GET.get("level", "")
-        query = {"site": run.site, "run_id": run.pk, "level": level if level in LogLevel.values else None}
-        logs = Paginator(filters.logs(request.account, query), LOG_PAGE_SIZE).get_page(request.GET.get("page"))
+        query = {"site_id": run.site, "run_id": run.pk, **({"level": level} if level in LogLevel.values else {})}
+        logs = Paginator(filtered(LogFilter, request, query, scoped(AutomationLog, request)), LOG_PAGE_SIZE).get_page(request.GET.get("page"))
         stages = {stage.stage: stage for stage in run.stages.all()}
         rows = [{"number": number, "name": STAGES[number].name, "stage": stages.get(number)} for number in STAGE_NUMBERS]
         return self.page(

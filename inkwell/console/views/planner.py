@@ -5,12 +5,13 @@ from django.core.paginator import Paginator
 from django.urls import reverse
 
 from inkwell.billing.services import cost_of
-from inkwell.console.base import ConsoleView, get_scoped, ids_from, remember_site, scoped, validated
+from inkwell.console.base import ConsoleView, filtered, get_scoped, ids_from, remember_site, scoped, validated
 from inkwell.console.views.library import SiteView, site_sectors
 from inkwell.jobs.models import Job
 from inkwell.planner import selectors
 from inkwell.planner import serializers as s
 from inkwell.planner import services
+from inkwell.planner.filters import ClusterFilter, IdeaFilter, KeywordFilter
 from inkwell.planner.models import Cluster, ClusterStatus, ContentIdea, IdeaStatus, Keyword, KeywordStatus
 from inkwell.writer import services as writer_services
 
@@ -36,8 +37,8 @@ class KeywordsView(SiteView):
 
     def get(self, request, site_id):
         site = self.site_of(request, site_id)
-        query = validated(s.KeywordListQuerySerializer, request, {**query_of(request.GET, KEYWORD_FILTERS), "site_id": site.pk})
-        keywords = selectors.filter_keywords(scoped(Keyword, request), query)
+        query = {**query_of(request.GET, KEYWORD_FILTERS), "site_id": site.pk}
+        keywords = filtered(KeywordFilter, request, query, scoped(Keyword, request).select_related("cluster"))
         page = Paginator(keywords, PAGE_SIZE).get_page(request.GET.get("page"))
         unclustered = scoped(Keyword, request).filter(site=site, cluster__isnull=True, status=KeywordStatus.ACTIVE).count()
         return self.page(
@@ -102,8 +103,7 @@ class ClustersView(SiteView):
     def get(self, request, site_id):
         site = self.site_of(request, site_id)
         filters = query_of(request.GET, ("sector_id", "status", "search"))
-        query = validated(s.ClusterListQuerySerializer, request, {**filters, "site_id": site.pk})
-        clusters = selectors.filter_clusters(scoped(Cluster, request), query)
+        clusters = filtered(ClusterFilter, request, {**filters, "site_id": site.pk}, selectors.with_cluster_totals(scoped(Cluster, request)))
         page = Paginator(clusters, PAGE_SIZE).get_page(request.GET.get("page"))
         return self.page(
             request,
@@ -147,8 +147,8 @@ class ClusterView(ConsoleView):
     def get(self, request, pk):
         cluster = get_scoped(Cluster, request, pk, queryset=selectors.with_cluster_totals(scoped(Cluster, request)).select_related("site"))
         remember_site(request, cluster.site_id)
-        ideas = selectors.filter_ideas(scoped(ContentIdea, request), {"cluster_id": cluster.pk})
-        keywords = selectors.filter_keywords(scoped(Keyword, request), {"cluster_id": cluster.pk, "ordering": "-volume"})
+        ideas = filtered(IdeaFilter, request, {"cluster_id": cluster.pk}, scoped(ContentIdea, request))
+        keywords = filtered(KeywordFilter, request, {"cluster_id": cluster.pk, "ordering": "-volume"}, scoped(Keyword, request).select_related("cluster"))
         return self.page(
             request,
             {
@@ -170,8 +170,7 @@ class IdeasView(SiteView):
     def get(self, request, site_id):
         site = self.site_of(request, site_id)
         filters = query_of(request.GET, ("cluster_id", "status", "search"))
-        query = validated(s.IdeaListQuerySerializer, request, {**filters, "site_id": site.pk})
-        ideas = selectors.filter_ideas(scoped(ContentIdea, request), query).select_related("cluster")
+        ideas = filtered(IdeaFilter, request, {**filters, "site_id": site.pk}, scoped(ContentIdea, request).select_related("cluster"))
         page = Paginator(ideas, PAGE_SIZE).get_page(request.GET.get("page"))
         return self.page(request, {"site": site, "statuses": IdeaStatus.choices, "filters": filters, "page_obj": page})
 

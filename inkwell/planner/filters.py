@@ -1,0 +1,107 @@
+"""Query-string filters of the planner's lists: keywords, clusters and ideas (the API's lists and
+the console's pages alike)."""
+
+from django import forms
+from django.db.models import QuerySet
+
+from inkwell.api.filters import MAX_ID, ChoiceFilter, FilterSet, IntegerFilter, TextFilter
+from inkwell.planner.models import Cluster, ClusterStatus, ContentIdea, IdeaStatus, Keyword, KeywordStatus
+from inkwell.planner.serializers import INVALID_STATUS, MAX_VOLUME
+
+MAX_SEARCH_LENGTH = 100
+
+
+def _listed(names: tuple[str, ...]) -> str:
+    return f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+def ordered_stably(queryset: QuerySet, name: str, value: str) -> QuerySet:
+    """The requested order with id in the same direction as the tie-breaker, so pages are stable."""
+    return queryset.order_by(value, "-id" if value.startswith("-") else "id")
+
+
+def ordering_filter(*fields: str) -> ChoiceFilter:
+    """``?ordering=`` one of ``fields``, a leading ``-`` for descending; left out, the model's
+    order (newest first)."""
+    values = [prefix + field for field in fields for prefix in ("", "-")]
+    return ChoiceFilter(
+        choices=[(value, value) for value in values],
+        method=ordered_stably,
+        help_text=f"{_listed(fields)}; a leading - for descending. Newest first by default.",
+        error_messages={"invalid_choice": f"Invalid ordering: use {_listed(fields)}, with a leading - for descending"},
+    )
+
+
+def id_filter(help_text: str) -> IntegerFilter:
+    return IntegerFilter(min_value=1, max_value=MAX_ID, help_text=help_text)
+
+
+def status_filter(choices, help_text: str) -> ChoiceFilter:
+    return ChoiceFilter(choices=choices, help_text=help_text, error_messages={"invalid_choice": INVALID_STATUS})
+
+
+def search_filter(field_name: str, help_text: str) -> TextFilter:
+    return TextFilter(field_name=field_name, lookup_expr="icontains", max_length=MAX_SEARCH_LENGTH, help_text=help_text)
+
+
+class KeywordFilterForm(forms.Form):
+    """The ranges' lower bound may not pass the upper one: checked once every value is valid, and
+    the first range broken is the one reported."""
+
+    RANGES = (("difficulty_min", "difficulty_max"), ("volume_min", "volume_max"))
+
+    def clean(self):
+        cleaned = super().clean()
+        if self.errors:
+            return cleaned
+        for low, high in self.RANGES:
+            if cleaned.get(low) is not None and cleaned.get(high) is not None and cleaned[low] > cleaned[high]:
+                self.add_error(high, f"{high} must be greater than or equal to {low}")
+                break
+        return cleaned
+
+
+class KeywordFilter(FilterSet):
+    site_id = id_filter("Only this site's keywords.")
+    sector_id = id_filter("Only this sector's keywords.")
+    cluster_id = id_filter("Only this cluster's keywords.")
+    status = status_filter(KeywordStatus.choices, "`active`, `paused` or `archived`.")
+    difficulty_min = IntegerFilter(field_name="difficulty", lookup_expr="gte", min_value=0, max_value=100, help_text="Only keywords this difficult or more.")
+    difficulty_max = IntegerFilter(field_name="difficulty", lookup_expr="lte", min_value=0, max_value=100, help_text="Only keywords this difficult or less.")
+    volume_min = IntegerFilter(field_name="volume", lookup_expr="gte", min_value=0, max_value=MAX_VOLUME, help_text="Only keywords with this volume or more.")
+    volume_max = IntegerFilter(field_name="volume", lookup_expr="lte", min_value=0, max_value=MAX_VOLUME, help_text="Only keywords with this volume or less.")
+    search = search_filter("keyword", "Part of the keyword, any case.")
+    ordering = ordering_filter("keyword", "volume", "difficulty", "created_at")
+
+    class Meta:
+        model = Keyword
+        form = KeywordFilterForm
+        fields = ["site_id", "sector_id", "cluster_id", "status"]
+
+
+class ClusterFilter(FilterSet):
+    """Filters clusters that carry their totals (``selectors.with_cluster_totals``), which
+    ``keyword_count`` and ``total_volume`` order by."""
+
+    site_id = id_filter("Only this site's clusters.")
+    sector_id = id_filter("Only this sector's clusters.")
+    status = status_filter(ClusterStatus.choices, "`active` or `archived`.")
+    search = search_filter("name", "Part of the name, any case.")
+    ordering = ordering_filter("name", "keyword_count", "total_volume", "created_at")
+
+    class Meta:
+        model = Cluster
+        fields = ["site_id", "sector_id", "status"]
+
+
+class IdeaFilter(FilterSet):
+    site_id = id_filter("Only this site's ideas.")
+    sector_id = id_filter("Only this sector's ideas.")
+    cluster_id = id_filter("Only this cluster's ideas.")
+    status = status_filter(IdeaStatus.choices, "`new`, `converted` or `archived`.")
+    search = search_filter("title", "Part of the title, any case.")
+    ordering = ordering_filter("title", "created_at")
+
+    class Meta:
+        model = ContentIdea
+        fields = ["site_id", "sector_id", "cluster_id", "status"]
