@@ -59,12 +59,21 @@ def main() -> None:
     from django.db import connection
     from django.test import Client
 
+    from inkwell.keywords.models import SeedKeywordStats
+
+    library_sectors = sorted(set(SeedKeywordStats.objects.values_list("industry_sector_id", flat=True)))[:20]
+    filtered_sectors = ",".join(map(str, library_sectors[:3]))
+    stats_sectors = ",".join(map(str, library_sectors))
+
     client = Client(HTTP_AUTHORIZATION=f"Bearer {seeded['token']}", raise_request_exception=True)
     endpoints = {
         "unread-count": "/api/v1/notifications/unread-count/",
         "auth/me": "/api/v1/auth/me/",
         "planner keywords": f"/api/v1/planner/keywords/?site_id={seeded['site_id']}",
         "keywords library": "/api/v1/keywords-library/",
+        "keywords library filtered": f"/api/v1/keywords-library/?sector_ids={filtered_sectors}&difficulty=easy&volume_min=100&volume_max=10000&ordering=-volume",
+        "keywords library page 2000": "/api/v1/keywords-library/?page=2000",
+        "keywords library sector_stats": f"/api/v1/keywords-library/sector_stats/?site_id={seeded['site_id']}&sector_ids={stats_sectors}",
     }
     wanted = [word.strip() for word in args.only.split(",") if word.strip()]
     for name, url in endpoints.items():
