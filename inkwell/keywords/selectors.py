@@ -255,7 +255,7 @@ def with_site_sector(request, query: dict) -> dict:
     """The query with ``site_sector_id`` (a sector of one of the caller's sites) resolved to its
     industry sector, added to ``sector_ids``; another account's sector, or one of a site the
     caller may not see, is a 404."""
-    if "site_sector_id" not in query:
+    if query.get("site_sector_id") is None:
         return query
     sector = Sector.objects.for_account(request.account).filter(pk=query["site_sector_id"]).values("site_id", "industry_sector_id").first()
     if sector is None or not can_access_site(request, sector["site_id"]):
