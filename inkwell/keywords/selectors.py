@@ -14,10 +14,12 @@
   per request (about 1.5 ms) than the whole page's SQL.
 """
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
+from django.db.backends.base.base import BaseDatabaseWrapper
 from rest_framework.exceptions import NotFound
 
 from inkwell.keywords.models import BAND_RANGES, DIFFICULTY_LABELS, SeedKeyword, SeedKeywordStats
@@ -137,13 +139,15 @@ _PAGE_COLUMNS = tuple(
 )
 
 
-def _page_converters() -> list[tuple[int, list]]:
+@functools.lru_cache(maxsize=64)
+def _page_converters(database: BaseDatabaseWrapper) -> list[tuple[int, list]]:
     """The converters the ORM would apply to each column on this database (SQLite's booleans and
-    datetimes; none on PostgreSQL), as the compiler's ``apply_converters`` runs them."""
+    datetimes; none on PostgreSQL), as the compiler's ``apply_converters`` runs them. Found once
+    per connection object (one per thread): looking them up cost more than the page's rows."""
     converters = []
     for index, (alias, model, name) in enumerate(_PAGE_COLUMNS):
         column = model._meta.get_field(name).get_col(alias)
-        found = connection.ops.get_db_converters(column) + column.get_db_converters(connection)
+        found = database.ops.get_db_converters(column) + column.get_db_converters(database)
         if found:
             converters.append((index, [(converter, column) for converter in found]))
     return converters
@@ -164,7 +168,8 @@ def library_page(filters: LibraryFilters, offset: int, limit: int) -> list[dict]
     with connection.cursor() as cursor:
         cursor.execute(statement, [*params, limit, offset])
         rows = cursor.fetchall()
-    converters = _page_converters()
+    database = connections[DEFAULT_DB_ALIAS]
+    converters = _page_converters(database)
     difficulty = LIBRARY_ITEM_FIELDS.index("difficulty")
     items = []
     for row in rows:
@@ -172,7 +177,7 @@ def library_page(filters: LibraryFilters, offset: int, limit: int) -> list[dict]
             row = list(row)
             for index, column_converters in converters:
                 for converter, column in column_converters:
-                    row[index] = converter(row[index], column, connection)
+                    row[index] = converter(row[index], column, database)
         item = dict(zip(LIBRARY_ITEM_FIELDS, row, strict=True))
         item["difficulty"] = DIFFICULTY_LABELS[row[difficulty]]  # the spec's name for the band
         items.append(item)
