@@ -3,7 +3,7 @@
 
     .venv/bin/python bench/keywords_library.py [--rows 1000000] [--sectors 50] [--requests 300]
                                                [--concurrency 4] [--keep] [--explain] [--db-time]
-                                               [--database-url postgresql://...]
+                                               [--database-url postgresql://...] [--baseline DIR]
 
 What it does, in order (docs/benchmarks.md, "Keywords library at a million rows", has the details and the measured numbers):
 
@@ -19,9 +19,15 @@ What it does, in order (docs/benchmarks.md, "Keywords library at a million rows"
    issues; warms up; then sends ``--requests`` sequential requests over HTTP (latency
    percentiles), alternating in blocks with replays of exactly the recorded statements on
    PostgreSQL with psycopg (the difference between the two medians is what the API adds over its
-   database); then the same number of requests from ``--concurrency`` clients (requests per
+   database) and with as many ``/healthz`` requests (the bare round trip the overhead is compared
+   with, taken at the same moments); then the same number of requests from ``--concurrency`` clients (requests per
    second). Every response must be a 200 whose ``count`` (or sector totals) equals a direct SQL
    count.
+
+With ``--baseline DIR`` a second gunicorn serves another checkout of the code (``git archive REV |
+tar -x -C DIR``, same migrations) on the same database and Redis, and its requests alternate with
+this checkout's and the SQL replays in the same blocks, so before and after sample the same moments
+of a shared machine. Its overhead is taken against the same replayed statements (this checkout's).
 
 gunicorn is always stopped (its whole process group), also on Ctrl-C.
 """
@@ -44,7 +50,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
@@ -482,7 +488,7 @@ def timed_application(environ, start_response):
 
 
 @contextmanager
-def gunicorn(env: dict[str, str], *, workers: int, worker_class: str, db_time: bool = False) -> Iterator[Server]:
+def gunicorn(env: dict[str, str], *, workers: int, worker_class: str, db_time: bool = False, cwd: Path = REPO_ROOT, name: str = "gunicorn") -> Iterator[Server]:
     """``gunicorn inkwell.wsgi`` as in production, on a free loopback port; always stopped afterwards.
 
     The port is bound here and handed over as ``fd://``, so no other process can take it between
@@ -491,7 +497,7 @@ def gunicorn(env: dict[str, str], *, workers: int, worker_class: str, db_time: b
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    log_file = Path(env["INKWELL_DATA_DIR"]) / "gunicorn.log"
+    log_file = Path(env["INKWELL_DATA_DIR"]) / f"{name}.log"
     app = ["--pythonpath", str(Path(__file__).resolve().parent), f"{Path(__file__).stem}:timed_application"] if db_time else ["inkwell.wsgi"]
     command = [
         sys.executable, "-m", "gunicorn", *app,
@@ -499,7 +505,7 @@ def gunicorn(env: dict[str, str], *, workers: int, worker_class: str, db_time: b
     ]
     with sock, log_file.open("wb") as output:
         process = subprocess.Popen(
-            command, cwd=REPO_ROOT, env=env, stdout=output, stderr=subprocess.STDOUT,
+            command, cwd=cwd, env=env, stdout=output, stderr=subprocess.STDOUT,
             pass_fds=[sock.fileno()], start_new_session=True,
         )
     server = Server("127.0.0.1", port, log_file)
@@ -763,6 +769,7 @@ class Measurement:
     busy_percent: float | None  # the whole machine's CPU during the sequential requests
     failures: list[str]
     worker_db_seconds: list[float]  # SQL time inside the worker per sequential request (``--db-time``)
+    floor_latencies: list[float]  # /healthz, sent in the same blocks: the bare round trip at the same moments
 
 
 def _verify(scenario: Scenario, reply: Reply, failures: list[str]) -> None:
@@ -822,36 +829,55 @@ def _block_sizes(total: int, blocks: int) -> list[int]:
     return [total // blocks + (1 if n < total % blocks else 0) for n in range(blocks)]
 
 
-def measure(server: Server, scenario: Scenario, fixture: Fixture, statements: list[Statement], args) -> Measurement:
+def measure(servers: dict[str, Server], scenario: Scenario, fixture: Fixture, statements: list[Statement], args) -> dict[str, Measurement]:
     """Warm-up, then sequential requests and SQL replays in alternating blocks, then the concurrent run.
 
     Alternating blocks (say 30 requests, 30 replays, 30 requests...) let both medians sample the
     same moments: on a shared machine the speed drifts over minutes, and measuring the API first
-    and the SQL afterwards would put that drift into the overhead.
+    and the SQL afterwards would put that drift into the overhead. With a baseline, each block
+    sends its requests to every server in turn.
     """
-    failures: list[str] = []
+    failures: dict[str, list[str]] = {label: [] for label in servers}
 
-    def verify(reply: Reply) -> None:
-        _verify(scenario, reply, failures)
+    def verifier(label: str) -> Callable[[Reply], None]:
+        return lambda reply: _verify(scenario, reply, failures[label])
 
-    # Warm-up from several clients at once, so that every worker has its connections and caches.
-    concurrent(server, scenario.path, fixture.headers, args.warmup, max(args.concurrency, args.workers), verify)
+    for label, server in servers.items():
+        # Warm-up from several clients at once, so that every worker has its connections and caches.
+        concurrent(server, scenario.path, fixture.headers, args.warmup, max(args.concurrency, args.workers), verifier(label))
     replay = SqlReplay(args.database_url, statements)
+    replies: dict[str, list[Reply]] = {label: [] for label in servers}
+    floors: dict[str, list[Reply]] = {label: [] for label in servers}
+    meters = {label: CpuMeter() for label in servers}
+
+    def floor_ok(reply: Reply) -> None:
+        if reply.status != 200:
+            raise RuntimeError(f"{FLOOR_PATH}: HTTP {reply.status}: {reply.body[:300]!r}")
+
     try:
         replay.run(args.warmup, record=False)
-        replies: list[Reply] = []
-        meter = CpuMeter()
         for size in _block_sizes(args.requests, args.blocks):
-            with meter:
-                replies += sequential(server, scenario.path, fixture.headers, size, verify)
+            for label, server in servers.items():
+                with meters[label]:
+                    replies[label] += sequential(server, scenario.path, fixture.headers, size, verifier(label))
+                floors[label] += sequential(server, FLOOR_PATH, {}, size, floor_ok)
             replay.run(size)
     finally:
         replay.close()
-    concurrent_latencies, wall = concurrent(server, scenario.path, fixture.headers, args.requests, args.concurrency, verify)
-    worker_db = [reply.db_seconds for reply in replies if reply.db_seconds is not None]
-    return Measurement(
-        [reply.seconds for reply in replies], len(concurrent_latencies) / wall, concurrent_latencies, replay, meter.percent, failures, worker_db
-    )
+    measured = {}
+    for label, server in servers.items():
+        concurrent_latencies, wall = concurrent(server, scenario.path, fixture.headers, args.requests, args.concurrency, verifier(label))
+        worker_db = [reply.db_seconds for reply in replies[label] if reply.db_seconds is not None]
+        measured[label] = Measurement(
+            [reply.seconds for reply in replies[label]], len(concurrent_latencies) / wall, concurrent_latencies, replay,
+            meters[label].percent, failures[label], worker_db, [reply.seconds for reply in floors[label]],
+        )
+    return measured
+
+
+THIS = ""
+BASELINE = " (baseline)"
+FLOOR_PATH = "/healthz"
 
 
 # Reference points for the overhead: the server's floor (no authentication, no SQL) and an
@@ -893,21 +919,24 @@ def explain(database_url: str, result: SqlReplay) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def result_row(scenario: Scenario, measured: Measurement) -> dict:
+def result_row(scenario: Scenario, measured: Measurement, *, label: str) -> dict:
     api_p50, sql_p50 = percentile(measured.latencies, 50), percentile(measured.sql.totals, 50)
     return {
-        "scenario": scenario.name,
+        "scenario": scenario.name + label,
+        "server": label,
         "path": scenario.path,
         "expected": scenario.expected,
         "api_p50_ms": ms(api_p50),
         "api_p95_ms": ms(percentile(measured.latencies, 95)),
         "api_p99_ms": ms(percentile(measured.latencies, 99)),
         "requests_per_second": f"{measured.requests_per_second:.0f}",
+        "floor_p50_ms": ms(percentile(measured.floor_latencies, 50)),
         "concurrent_p50_ms": ms(percentile(measured.concurrent_latencies, 50)),
         "concurrent_p99_ms": ms(percentile(measured.concurrent_latencies, 99)),
         "sql_p50_ms": ms(sql_p50),
         "main_query_p50_ms": ms(statistics.median(measured.sql.per_statement[measured.sql.main])),
         "overhead_ms": ms(api_p50 - sql_p50),
+        "overhead_ratio": f"{(api_p50 - sql_p50) / percentile(measured.floor_latencies, 50):.1f}",
         "queries": len(measured.sql.statements),
         "worker_db_p50_ms": ms(percentile(measured.worker_db_seconds, 50)) if measured.worker_db_seconds else None,
         "worker_rest_p50_ms": ms(percentile([a - b for a, b in zip(measured.latencies, measured.worker_db_seconds)], 50))
@@ -927,6 +956,8 @@ def report(rows: list[dict]) -> str:
         ("req/s", "requests_per_second"),
         ("SQL p50", "sql_p50_ms"),
         ("overhead", "overhead_ms"),
+        ("/healthz p50", "floor_p50_ms"),
+        ("overhead / healthz", "overhead_ratio"),
         ("queries", "queries"),
     ]
     if any(row["worker_db_p50_ms"] for row in rows):
@@ -968,6 +999,9 @@ def parse_args(argv=None):
     parser.add_argument("--only", help="run only the scenarios whose names contain one of these comma-separated words")
     parser.add_argument("--json", type=Path, help="also write the results to this JSON file")
     parser.add_argument("--force", action="store_true", help="allow a database whose name does not contain 'bench'")
+    parser.add_argument(
+        "--baseline", type=Path, help="another checkout of the code (same migrations), served beside this one: its requests alternate with this one's"
+    )
     args = parser.parse_args(argv)
     if "bench" not in database_name(args.database_url) and not args.force:
         parser.error(f"refusing to drop and fill {database_name(args.database_url)!r}: its name does not contain 'bench' (use --force)")
@@ -1018,7 +1052,15 @@ def run(args, data_dir: str) -> int:
     if busy_before is not None and busy_before > BUSY_BEFORE_PERCENT:
         log(f"\nWARNING: the machine was {busy_before:.0f} % busy before measuring: other work will inflate the numbers")
     log(f"\nServing with gunicorn ({args.workers} {args.worker_class} workers), {args.requests} requests per scenario, {args.concurrency} concurrent clients")
-    with gunicorn(env, workers=args.workers, worker_class=args.worker_class, db_time=args.db_time) as server:
+    with ExitStack() as stack:
+        server = stack.enter_context(gunicorn(env, workers=args.workers, worker_class=args.worker_class, db_time=args.db_time))
+        servers = {THIS: server}
+        if args.baseline:
+            # Its own cache prefix: the two checkouts may keep different things under the same keys.
+            baseline_env = {**env, "CACHE_KEY_PREFIX": f"{env['CACHE_KEY_PREFIX']}-baseline"}
+            servers[BASELINE] = stack.enter_context(
+                gunicorn(baseline_env, workers=args.workers, worker_class=args.worker_class, db_time=args.db_time, cwd=args.baseline, name="baseline")
+            )
         fixture = create_fixture(server, sector_ids)
         scenarios = build_scenarios(args, fixture, args.database_url)
         if args.only:
@@ -1026,26 +1068,30 @@ def run(args, data_dir: str) -> int:
             scenarios = [scenario for scenario in scenarios if any(name in scenario.name.lower() for name in wanted)]
         for scenario in scenarios:
             statements = capture_sql(scenario, fixture)
-            measured = measure(server, scenario, fixture, statements, args)
-            failures.extend(measured.failures)
-            row = result_row(scenario, measured)
-            rows.append(row)
-            log(
-                f"  {scenario.name:<26} API p50 {row['api_p50_ms']:>6} ms  p99 {row['api_p99_ms']:>6} ms  "
-                f"{row['requests_per_second']:>5} req/s  SQL p50 {row['sql_p50_ms']:>6} ms  ({row['queries']} queries; {scenario.expected})"
-            )
+            measured_by_server = measure(servers, scenario, fixture, statements, args)
+            for label, measured in measured_by_server.items():
+                failures.extend(measured.failures)
+                row = result_row(scenario, measured, label=label)
+                rows.append(row)
+                log(
+                    f"  {row['scenario']:<37} API p50 {row['api_p50_ms']:>6} ms  p99 {row['api_p99_ms']:>6} ms  "
+                    f"{row['requests_per_second']:>5} req/s  SQL p50 {row['sql_p50_ms']:>6} ms  ({row['queries']} queries; {scenario.expected})"
+                )
             if args.explain:
-                explains[scenario.name] = explain(args.database_url, measured.sql)
-        references = measure_references(server, fixture, args)
+                explains[scenario.name] = explain(args.database_url, measured_by_server[THIS].sql)
+        references = {label: measure_references(each, fixture, args) for label, each in servers.items()}
 
     log("\nScenarios:")
     for row in rows:
-        log(f"  {row['scenario']:<26} GET {row['path']}")
+        if row["server"] == THIS:
+            log(f"  {row['scenario']:<26} GET {row['path']}")
     log(f"\n{report(rows)}")
     log(
         "\nAPI: over HTTP, sequential requests (p50/p95/p99 ms) and concurrent throughput (req/s);"
         "\nSQL: the statements of one request replayed on PostgreSQL (p50 ms, all statements together);"
-        "\noverhead: API p50 - SQL p50 (HTTP, Django, DRF, auth, rate limit, JSON)."
+        "\noverhead: API p50 - SQL p50 (HTTP, Django, DRF, auth, rate limit, JSON);"
+        "\n/healthz p50: the bare round trip, sent in the same blocks as the scenario's requests, so that the ratio"
+        "\noverhead / healthz compares moments of equal load on a shared machine."
     )
     if args.db_time:
         log(
@@ -1053,12 +1099,14 @@ def run(args, data_dir: str) -> int:
             "\nrest: per request, API latency minus its DB time (HTTP, gunicorn, Python)."
         )
     log("\nReference points (sequential, p50 / p99 ms):")
-    for name, latencies, _ in references:
-        log(f"  {name:<40} {ms(percentile(latencies, 50)):>6} / {ms(percentile(latencies, 99))}")
-    floor = percentile(references[0][1], 50)
-    overheads = [float(row["overhead_ms"]) for row in rows]
-    log(f"\nMedian overhead over the scenarios: {statistics.median(overheads):.2f} ms = "
-        f"{statistics.median(overheads) / (floor * 1000):.1f} x the bare round trip (/healthz p50 {ms(floor)} ms; issue 20: at most 3 x)")
+    for label, server_references in references.items():
+        for name, latencies, _ in server_references:
+            log(f"  {name + label:<51} {ms(percentile(latencies, 50)):>6} / {ms(percentile(latencies, 99))}")
+    for label in references:
+        overheads = [float(row["overhead_ms"]) for row in rows if row["server"] == label]
+        ratios = [float(row["overhead_ratio"]) for row in rows if row["server"] == label]
+        log(f"\nMedian overhead over the scenarios{label}: {statistics.median(overheads):.2f} ms; median of the scenarios' overhead / "
+            f"/healthz p50 (sent in the same blocks): {statistics.median(ratios):.1f} x the bare round trip (issue 20: at most 3 x)")
     for row in rows:
         if row["scenario"].startswith("filtered"):
             log(f"{row['scenario']}: p99 / p50 = {float(row['api_p99_ms']) / float(row['api_p50_ms']):.2f} (issue 20: at most 2)")
@@ -1081,8 +1129,9 @@ def run(args, data_dir: str) -> int:
             "machine_busy_percent_before": busy_before,
             "results": rows,
             "references": [
-                {"name": name, "p50_ms": ms(percentile(latencies, 50)), "p99_ms": ms(percentile(latencies, 99)), "machine_busy_percent": busy}
-                for name, latencies, busy in references
+                {"name": name + label, "p50_ms": ms(percentile(latencies, 50)), "p99_ms": ms(percentile(latencies, 99)), "machine_busy_percent": busy}
+                for label, server_references in references.items()
+                for name, latencies, busy in server_references
             ],
         }
         args.json.write_text(json.dumps(result, indent=2))

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Light authenticated endpoints against a bare Django view (issue 20; docs/benchmarks.md, "Light authenticated endpoints").
 
-    .venv/bin/python bench/light_endpoints.py [--rounds 3] [--seconds 5] [--connections 8]
+    .venv/bin/python bench/light_endpoints.py [--rounds 3] [--seconds 5] [--connections 8] [--keep-alive]
         [--servers gthread,sync,uvicorn] [--workers 2] [--port-base 20080] [--baseline DIR]
 
 For each server model it starts, side by side on loopback and with the same worker count, the bare
@@ -10,7 +10,8 @@ profile (``DATABASE_URL``, ``REDIS_URL``, no ``DEBUG``, rate limits counted but 
 with ``--baseline DIR`` a second Inkwell served from another checkout (``git archive REV | tar -x
 -C DIR``), so that before and after share every round. The
 same client, ``wrk`` (installed from Debian's packages when missing), loads each target in turn
-with ``--connections`` keep-alive connections for ``--seconds``; the targets alternate for
+with ``--connections`` connections for ``--seconds``, one request per connection unless
+``--keep-alive`` (``run_wrk`` says why); the targets alternate for
 ``--rounds`` rounds, so that every target samples the same moments of a shared machine. The
 result is each target's median requests per second and its share of the bare Django view in the
 same run. Every answer must be a 200 with the expected body, else the exit code is 1.
@@ -161,9 +162,19 @@ def inkwell_targets(base_url: str, seeded: dict, *, suffix: str) -> list[dict]:
     ]
 
 
-def run_wrk(wrk: str, target: dict, *, seconds: int, connections: int) -> tuple[float, int]:
-    """Requests per second, and the number of answers that were not 2xx or failed on the socket."""
+def run_wrk(wrk: str, target: dict, *, seconds: int, connections: int, keep_alive: bool) -> tuple[float, int]:
+    """Requests per second, and the number of answers that were not 2xx or failed on the socket.
+
+    Without ``keep_alive`` every request asks for its connection to be closed, so each one is
+    accepted anew by whichever worker is free. A gthread worker keeps the keep-alive connections it
+    accepted, and wrk opens all of its connections at once: one worker often takes all 8 (and all
+    32 with ``--connections 32``), so a CPU-bound target such as the bare Django view then runs on
+    one core while the other idles, and its rate halves from one wrk run to the next. Sync workers
+    close every connection after one answer whatever the client asks, so for them nothing changes.
+    """
     command = [wrk, "-t1", f"-c{connections}", f"-d{seconds}s"]
+    if not keep_alive:
+        command += ["-H", "Connection: close"]
     for name, value in target["headers"].items():
         command += ["-H", f"{name}: {value}"]
     output = subprocess.run([*command, target["url"]], check=True, capture_output=True, text=True).stdout
@@ -209,12 +220,12 @@ def measure_model(model: str, args, wrk: str, inkwell_env: dict, seeded: dict, l
             ))
         check_answers(targets, seeded)
         for target in targets:  # warm-up: every worker loads its code and opens its connections
-            run_wrk(wrk, target, seconds=1, connections=args.connections)
+            run_wrk(wrk, target, seconds=1, connections=args.connections, keep_alive=args.keep_alive)
         samples: dict[str, list[float]] = {target["name"]: [] for target in targets}
         failed: dict[str, int] = {target["name"]: 0 for target in targets}
         for round_number in range(1, args.rounds + 1):
             for target in targets:
-                rate, failures = run_wrk(wrk, target, seconds=args.seconds, connections=args.connections)
+                rate, failures = run_wrk(wrk, target, seconds=args.seconds, connections=args.connections, keep_alive=args.keep_alive)
                 samples[target["name"]].append(rate)
                 failed[target["name"]] += failures
             line = ", ".join(f"{name} {values[-1]:.0f}" for name, values in samples.items())
@@ -250,6 +261,10 @@ def main() -> None:
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--keep-alive", action="store_true",
+        help="keep wrk's connections open (under gthread the result then depends on how the connections fell on the workers: see run_wrk)",
+    )
     parser.add_argument("--servers", default="sync,gthread,uvicorn", help=f"comma-separated, of {', '.join(SERVER_MODELS)}")
     parser.add_argument("--port-base", type=int, default=20080, help="three loopback ports per server model from here")
     parser.add_argument(
@@ -287,7 +302,8 @@ def main() -> None:
         seeded = json.loads(subprocess.run(
             [sys.executable, __file__, "--seed"], cwd=REPO_ROOT, env=env, check=True, capture_output=True, text=True
         ).stdout.strip().splitlines()[-1])
-        print(f"wrk, 1 thread, {args.connections} keep-alive connections, {args.seconds} s per target, {args.rounds} rounds; "
+        connection_mode = "keep-alive" if args.keep_alive else "one request per connection (Connection: close)"
+        print(f"wrk, 1 thread, {args.connections} connections, {connection_mode}, {args.seconds} s per target, {args.rounds} rounds; "
               f"{args.workers} workers per server; load average at start {machine_load()}", flush=True)
         results = {}
         for index, model in enumerate(models):

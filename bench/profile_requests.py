@@ -2,7 +2,7 @@
 """In-process profile of the light endpoints (issue 20): where a request's time goes, without HTTP.
 
     DATABASE_URL=postgresql://... REDIS_URL=redis://... .venv/bin/python bench/profile_requests.py \
-        [--requests 2000] [--top 25] [--only unread,me,keywords]
+        [--requests 2000] [--top 25] [--sort cumulative] [--only unread,me,keywords]
 
 Seeds the same rows as ``bench/light_endpoints.py`` (production settings: ``DEBUG`` off, the
 environment's database and cache), warms each endpoint, then sends ``--requests`` requests to each
@@ -50,6 +50,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--sort", default="cumulative", help="pstats order of the printed functions: cumulative, tottime, ...")
     parser.add_argument("--only", default="", help="comma-separated words; endpoints whose name holds one")
     args = parser.parse_args()
 
@@ -59,12 +60,21 @@ def main() -> None:
     from django.db import connection
     from django.test import Client
 
+    from inkwell.keywords.models import SeedKeywordStats
+
+    library_sectors = sorted(set(SeedKeywordStats.objects.values_list("industry_sector_id", flat=True)))[:20]
+    filtered_sectors = ",".join(map(str, library_sectors[:3]))
+    stats_sectors = ",".join(map(str, library_sectors))
+
     client = Client(HTTP_AUTHORIZATION=f"Bearer {seeded['token']}", raise_request_exception=True)
     endpoints = {
         "unread-count": "/api/v1/notifications/unread-count/",
         "auth/me": "/api/v1/auth/me/",
         "planner keywords": f"/api/v1/planner/keywords/?site_id={seeded['site_id']}",
         "keywords library": "/api/v1/keywords-library/",
+        "keywords library filtered": f"/api/v1/keywords-library/?sector_ids={filtered_sectors}&difficulty=easy&volume_min=100&volume_max=10000&ordering=-volume",
+        "keywords library page 2000": "/api/v1/keywords-library/?page=2000",
+        "keywords library sector_stats": f"/api/v1/keywords-library/sector_stats/?site_id={seeded['site_id']}&sector_ids={stats_sectors}",
     }
     wanted = [word.strip() for word in args.only.split(",") if word.strip()]
     for name, url in endpoints.items():
@@ -90,7 +100,7 @@ def main() -> None:
         print(f"\n=== {name} {url}: {plain_ms:.3f} ms a request ({profiled_ms:.3f} profiled); "
               f"SQL {timer.statements / args.requests:.2f} statements, {timer.seconds * 1000 / args.requests:.3f} ms a request")
         out = io.StringIO()
-        pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(args.top)
+        pstats.Stats(profiler, stream=out).sort_stats(args.sort).print_stats(args.top)
         print(out.getvalue())
 
 

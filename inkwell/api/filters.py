@@ -6,6 +6,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django_filters import rest_framework as filters
 from django_filters.fields import ChoiceField as ChoiceFormField
+from django_filters.utils import translate_validation
 from drf_spectacular.plumbing import build_choice_description_list
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -80,6 +81,18 @@ class NullableBooleanFilter(BooleanFilter):
         extend_schema_field({"type": "boolean", "nullable": True, **({"description": help_text} if help_text else {})})(self)
 
 
+class _AnyCaseNullableBooleanFormField(_NullableBooleanFormField):
+    def to_python(self, value):
+        return super().to_python(value.lower() if isinstance(value, str) else value)
+
+
+class AnyCaseNullableBooleanFilter(NullableBooleanFilter):
+    """A nullable boolean read in any case (``TRUE``, ``Yes``), exactly as DRF's
+    ``BooleanField(allow_null=True)`` reads a query value."""
+
+    field_class = _AnyCaseNullableBooleanFormField
+
+
 # The lists that moved from query serializers to FilterSets (planner, automation) answer a bad
 # value in DRF's words, as they did: the same messages whichever of the two checks a parameter.
 INVALID_INTEGER = str(serializers.IntegerField.default_error_messages["invalid"])
@@ -136,10 +149,11 @@ class ChoiceFilter(filters.ChoiceFilter):
 
     field_class = _ChoiceFormField
 
-    def __init__(self, *args, choices, help_text: str = "", **kwargs):
+    def __init__(self, *args, choices, help_text: str = "", default: str | None = None, **kwargs):
         super().__init__(*args, choices=choices, **kwargs)
         described = "\n\n".join(text for text in (help_text, build_choice_description_list(choices)) if text)
-        extend_schema_field({"type": "string", "enum": [value for value, _ in choices], "minLength": 1, "description": described})(self)
+        schema = {"type": "string", "enum": [value for value, _ in choices], "minLength": 1, "description": described}
+        extend_schema_field({**schema, **({"default": default} if default is not None else {})})(self)
 
 
 class TextFilter(filters.CharFilter):
@@ -150,6 +164,24 @@ class TextFilter(filters.CharFilter):
         kwargs.setdefault("error_messages", {"max_length": TEXT_TOO_LONG.format(max_length=max_length)})
         super().__init__(*args, max_length=max_length, **kwargs)
         extend_schema_field({"type": "string", "maxLength": max_length, **({"description": help_text} if help_text else {})})(self)
+
+
+class RangeCheckedForm(forms.Form):
+    """A query form whose ``RANGES`` (pairs of lower and upper bound) may not be crossed: checked
+    once every value is valid, as a serializer's ``validate`` runs, and the first range broken is
+    the one reported, on its upper bound."""
+
+    RANGES: tuple[tuple[str, str], ...] = ()
+
+    def clean(self):
+        cleaned = super().clean()
+        if self.errors:
+            return cleaned
+        for low, high in self.RANGES:
+            if cleaned.get(low) is not None and cleaned.get(high) is not None and cleaned[low] > cleaned[high]:
+                self.add_error(high, f"{high} must be greater than or equal to {low}")
+                break
+        return cleaned
 
 
 class _SharedFields(dict):
@@ -201,3 +233,13 @@ class FilterSet(filters.FilterSet):
         form = super().form
         form.request = self.request
         return form
+
+
+def validated_filter_query(filterset_class: type[FilterSet], data: dict) -> dict:
+    """``data`` (a query, one value per name) cleaned by the FilterSet's fields, for a list that is
+    filtered without a queryset (plain SQL); invalid input raises the 400, as DjangoFilterBackend
+    does."""
+    form = filterset_class.shared_form_class()(data)
+    if not form.is_valid():
+        raise translate_validation(form.errors)
+    return form.cleaned_data

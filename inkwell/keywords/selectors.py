@@ -6,7 +6,7 @@
 - A page is one statement, a deferred join: the subquery finds the page's ids with an
   index-only scan in the requested order (cheap even at page 2,000), and only those rows are
   read and joined to their sector.
-- The list's count and page are plain SQL: building and compiling their querysets cost the ORM
+- The list's count and page, and the sector totals, are plain SQL: building and compiling their querysets cost the ORM
   more Python time per request than PostgreSQL spent running them (bench/keywords_library.py
   measures both). The search is Django's own ``icontains`` SQL, which the trigram index serves.
 - The difficulty band's label is looked up in ``DIFFICULTY_LABELS`` (one tuple index per row).
@@ -14,11 +14,12 @@
   per request (about 1.5 ms) than the whole page's SQL.
 """
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from django.db import connection
-from django.db.models import F, Q, Sum
+from django.db import DEFAULT_DB_ALIAS, connection, connections
+from django.db.backends.base.base import BaseDatabaseWrapper
 from rest_framework.exceptions import NotFound
 
 from inkwell.keywords.models import BAND_RANGES, DIFFICULTY_LABELS, SeedKeyword, SeedKeywordStats
@@ -138,13 +139,15 @@ _PAGE_COLUMNS = tuple(
 )
 
 
-def _page_converters() -> list[tuple[int, list]]:
+@functools.lru_cache(maxsize=64)
+def _page_converters(database: BaseDatabaseWrapper) -> list[tuple[int, list]]:
     """The converters the ORM would apply to each column on this database (SQLite's booleans and
-    datetimes; none on PostgreSQL), as the compiler's ``apply_converters`` runs them."""
+    datetimes; none on PostgreSQL), as the compiler's ``apply_converters`` runs them. Found once
+    per connection object (one per thread): looking them up cost more than the page's rows."""
     converters = []
     for index, (alias, model, name) in enumerate(_PAGE_COLUMNS):
         column = model._meta.get_field(name).get_col(alias)
-        found = connection.ops.get_db_converters(column) + column.get_db_converters(connection)
+        found = database.ops.get_db_converters(column) + column.get_db_converters(database)
         if found:
             converters.append((index, [(converter, column) for converter in found]))
     return converters
@@ -165,7 +168,8 @@ def library_page(filters: LibraryFilters, offset: int, limit: int) -> list[dict]
     with connection.cursor() as cursor:
         cursor.execute(statement, [*params, limit, offset])
         rows = cursor.fetchall()
-    converters = _page_converters()
+    database = connections[DEFAULT_DB_ALIAS]
+    converters = _page_converters(database)
     difficulty = LIBRARY_ITEM_FIELDS.index("difficulty")
     items = []
     for row in rows:
@@ -173,7 +177,7 @@ def library_page(filters: LibraryFilters, offset: int, limit: int) -> list[dict]
             row = list(row)
             for index, column_converters in converters:
                 for converter, column in column_converters:
-                    row[index] = converter(row[index], column, connection)
+                    row[index] = converter(row[index], column, database)
         item = dict(zip(LIBRARY_ITEM_FIELDS, row, strict=True))
         item["difficulty"] = DIFFICULTY_LABELS[row[difficulty]]  # the spec's name for the band
         items.append(item)
@@ -207,47 +211,56 @@ def register_added_counter(counter: AddedCounter) -> None:
     _added_counter = counter
 
 
+def _sector_totals(sector_ids: tuple[int, ...] | None) -> list[tuple]:
+    """``(sector id, name, description, total, paid, high opportunity)`` per industry sector with
+    keywords, by name: one grouped statement over the totals table, plain SQL for the reason the
+    list's count is (the module docstring)."""
+    if sector_ids == ():
+        return []
+    sectors = _table(IndustrySector)
+    where = f"WHERE t.industry_sector_id IN ({', '.join(['%s'] * len(sector_ids))})" if sector_ids is not None else ""
+    statement = (
+        "SELECT t.industry_sector_id, s.name, s.description, SUM(t.total),"
+        " COALESCE(SUM(CASE WHEN t.is_paid THEN t.total ELSE 0 END), 0),"
+        " COALESCE(SUM(CASE WHEN t.is_high_opportunity THEN t.total ELSE 0 END), 0)"
+        f" FROM {_table(SeedKeywordStats)} t INNER JOIN {sectors} s ON s.id = t.industry_sector_id {where}"
+        " GROUP BY t.industry_sector_id, s.name, s.description ORDER BY s.name, t.industry_sector_id"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(statement, list(sector_ids or ()))
+        return cursor.fetchall()
+
+
 def sector_stats(*, account: Account, site: Site | None = None, sector_ids: tuple[int, ...] | None = None) -> list[dict]:
     """Totals per industry sector from the totals table (one query), plus what was added (one query)."""
-    totals = SeedKeywordStats.objects.all()
-    if sector_ids is not None:
-        totals = totals.filter(industry_sector_id__in=sector_ids)
-    rows = (
-        totals.values("industry_sector_id")
-        .annotate(
-            sector_total=Sum("total"),
-            paid=Sum("total", filter=Q(is_paid=True), default=0),
-            high_opportunity=Sum("total", filter=Q(is_high_opportunity=True), default=0),
-            sector_name=F("industry_sector__name"),
-            sector_description=F("industry_sector__description"),
+    rows = _sector_totals(sector_ids)
+    added = _added_counter(account, site, [row[0] for row in rows]) if _added_counter and rows else {}
+    stats = []
+    for sector_id, name, description, total, paid, high_opportunity in rows:
+        sector_added = added.get(sector_id, 0)
+        stats.append(
+            {
+                "sector_id": sector_id,
+                "sector_name": name,
+                "sector_description": description,
+                "stats": {
+                    "total": total,
+                    "added": sector_added,
+                    "available": total - sector_added,
+                    "high_opportunity": high_opportunity,
+                    "paid": paid,
+                    "free": total - paid,
+                },
+            }
         )
-        .order_by("industry_sector__name", "industry_sector_id")
-    )
-    rows = list(rows)
-    added = _added_counter(account, site, [row["industry_sector_id"] for row in rows]) if _added_counter and rows else {}
-    return [
-        {
-            "sector_id": row["industry_sector_id"],
-            "sector_name": row["sector_name"],
-            "sector_description": row["sector_description"],
-            "stats": {
-                "total": row["sector_total"],
-                "added": added.get(row["industry_sector_id"], 0),
-                "available": row["sector_total"] - added.get(row["industry_sector_id"], 0),
-                "high_opportunity": row["high_opportunity"],
-                "paid": row["paid"],
-                "free": row["sector_total"] - row["paid"],
-            },
-        }
-        for row in rows
-    ]
+    return stats
 
 
 def with_site_sector(request, query: dict) -> dict:
     """The query with ``site_sector_id`` (a sector of one of the caller's sites) resolved to its
     industry sector, added to ``sector_ids``; another account's sector, or one of a site the
     caller may not see, is a 404."""
-    if "site_sector_id" not in query:
+    if query.get("site_sector_id") is None:
         return query
     sector = Sector.objects.for_account(request.account).filter(pk=query["site_sector_id"]).values("site_id", "industry_sector_id").first()
     if sector is None or not can_access_site(request, sector["site_id"]):

@@ -5,9 +5,12 @@ from rest_framework.permissions import AllowAny
 
 from inkwell.api.envelope import ok
 from inkwell.api.exceptions import Gone
-from inkwell.api.views import ApiGenericViewSet, ApiView, validated_query
+from inkwell.api.filters import validated_filter_query
+from inkwell.api.views import ApiGenericViewSet, ApiView
 from inkwell.keywords import selectors
 from inkwell.keywords import serializers as s
+from inkwell.keywords.filters import LibraryFilter, SectorStatsFilter, library_filters
+from inkwell.keywords.models import SeedKeyword
 from inkwell.tenancy.access import can_access_site
 from inkwell.tenancy.models import Site
 
@@ -20,19 +23,25 @@ class KeywordsLibraryViewSet(ApiGenericViewSet):
 
     tenant_scope = "global"
     serializer_class = s.LibraryItemSerializer
-    filter_backends: list = []  # its query serializers filter, not django-filter
+    # The FilterSets validate and the selectors filter in plain SQL; the queryset names the model
+    # only for the OpenAPI document of the FilterSets, and no request reads it.
+    queryset = SeedKeyword.objects.none()
 
-    @extend_schema(parameters=[s.LibraryQuerySerializer], responses={200: s.LibraryItemSerializer(many=True)})
+    @property
+    def filterset_class(self):
+        return SectorStatsFilter if self.action == "sector_stats" else LibraryFilter
+
+    @extend_schema(summary="List keywords library", responses={200: s.LibraryItemSerializer(many=True)})
     def list(self, request):
-        query = selectors.with_site_sector(request, validated_query(s.LibraryQuerySerializer, request))
-        return self.get_paginated_response(self.paginate_queryset(selectors.LibraryPage(s.LibraryQuerySerializer.to_filters(query))))
+        query = selectors.with_site_sector(request, validated_filter_query(LibraryFilter, request.query_params.dict()))
+        return self.get_paginated_response(self.paginate_queryset(selectors.LibraryPage(library_filters(query))))
 
-    @extend_schema(parameters=[s.SectorStatsQuerySerializer], responses={200: s.SectorStatsSerializer(many=True)})
+    @extend_schema(responses={200: s.SectorStatsSerializer(many=True)})
     @action(detail=False, methods=["get"], pagination_class=None)
     def sector_stats(self, request):
-        query = selectors.with_site_sector(request, validated_query(s.SectorStatsQuerySerializer, request))
+        query = selectors.with_site_sector(request, validated_filter_query(SectorStatsFilter, request.query_params.dict()))
         site = None
-        if "site_id" in query:
+        if query.get("site_id") is not None:
             site = Site.objects.for_account(request.account).filter(pk=query["site_id"]).first()
             if site is None or not can_access_site(request, site.pk):
                 raise NotFound()

@@ -1,11 +1,24 @@
 """Query-string filters of the planner's lists: keywords, clusters and ideas (the API's lists and
 the console's pages alike)."""
 
-from django import forms
 from django.db.models import QuerySet
 
-from inkwell.api.filters import MAX_ID, ChoiceFilter, FilterSet, IntegerFilter, TextFilter
-from inkwell.planner.models import Cluster, ClusterStatus, ContentIdea, IdeaStatus, Keyword, KeywordStatus
+from inkwell.api.filters import (
+    MAX_ID,
+    ChoiceFilter,
+    FilterSet,
+    IntegerFilter,
+    RangeCheckedForm,
+    TextFilter,
+)
+from inkwell.planner.models import (
+    Cluster,
+    ClusterStatus,
+    ContentIdea,
+    IdeaStatus,
+    Keyword,
+    KeywordStatus,
+)
 from inkwell.planner.serializers import INVALID_STATUS, MAX_VOLUME
 
 MAX_SEARCH_LENGTH = 100
@@ -44,21 +57,8 @@ def search_filter(field_name: str, help_text: str) -> TextFilter:
     return TextFilter(field_name=field_name, lookup_expr="icontains", max_length=MAX_SEARCH_LENGTH, help_text=help_text)
 
 
-class KeywordFilterForm(forms.Form):
-    """The ranges' lower bound may not pass the upper one: checked once every value is valid, and
-    the first range broken is the one reported."""
-
+class KeywordFilterForm(RangeCheckedForm):
     RANGES = (("difficulty_min", "difficulty_max"), ("volume_min", "volume_max"))
-
-    def clean(self):
-        cleaned = super().clean()
-        if self.errors:
-            return cleaned
-        for low, high in self.RANGES:
-            if cleaned.get(low) is not None and cleaned.get(high) is not None and cleaned[low] > cleaned[high]:
-                self.add_error(high, f"{high} must be greater than or equal to {low}")
-                break
-        return cleaned
 
 
 class KeywordFilter(FilterSet):

@@ -4,9 +4,10 @@ the workflow with the paid keywords' cost shown before anything is spent."""
 from django.core.paginator import Paginator
 from django.urls import reverse
 
+from inkwell.api.filters import validated_filter_query
 from inkwell.console.base import ConsoleView, get_scoped, ids_from, remember_site, scoped, validated
 from inkwell.keywords import selectors as library
-from inkwell.keywords import serializers as ks
+from inkwell.keywords.filters import LibraryFilter, library_filters
 from inkwell.keywords.models import DifficultyBand
 from inkwell.planner import selectors as planner
 from inkwell.planner import serializers as ps
@@ -50,8 +51,8 @@ def library_context(request, site: Site, source) -> dict:
         query["site_sector_id"] = sector.pk  # resolved to its industry sector as the API resolves it
     else:
         query["sector_ids"] = ",".join(str(item.industry_sector_id) for item in sectors)
-    query = library.with_site_sector(request, validated(ks.LibraryQuerySerializer, request, query))
-    filters = ks.LibraryQuerySerializer.to_filters(query)
+    query = library.with_site_sector(request, validated_filter_query(LibraryFilter, query))
+    filters = library_filters(query)
     context["page_obj"] = Paginator(library.LibraryPage(filters), PAGE_SIZE).get_page(source.get("page"))
     context["stats"] = library.sector_stats(account=request.account, site=site, sector_ids=filters.sector_ids)
     return context
