@@ -7,7 +7,7 @@ matches one of its paragraphs, even when the paragraph does not contain the targ
    as the exact linker sees them (``LinkIndex.linkable_blocks``): headings, existing links and code
    are left out.
 2. A target's topic is its title, focus keyword and keywords. Blocks and topics become WordLlama
-   vectors (``inkwell.ai.local.embeddings``); a block and a target match when their cosine
+   vectors (``inkwell.ai.meaning``); a block and a target match when their cosine
    similarity (``score``) is at least the ``AI_LINK_SUGGEST_SIMILARITY`` setting.
 3. Each target is suggested once, in its best-matching block; the best scores win, one suggestion
    per block first, and no more than ``max_links`` minus the links the article has already.
@@ -27,8 +27,7 @@ import numpy as np
 from django.conf import settings
 from django.db import transaction
 
-from inkwell.ai.local.embeddings import embed
-from inkwell.ai.local.text import MODIFIERS, STOP_WORDS
+from inkwell.ai.meaning import MODIFIERS, STOP_WORDS, embed
 from inkwell.linker.selectors import Target, link_targets, max_links_setting
 from inkwell.linker.services import _WORD, LinkIndex
 from inkwell.tenancy.models import Account, User

@@ -2,7 +2,7 @@
 
 A *piece* is an idea (not archived), a writer task or a content of a site, the posts synced from
 its CMS included (they are contents with an ``external_id``). Its meaning is the WordLlama vector
-(``inkwell.ai.local.embeddings``) of its title and target keywords (an idea's
+(``inkwell.ai.meaning``) of its title and target keywords (an idea's
 ``target_keywords``, a task's ``keywords``, a content's ``focus_keyword`` and ``keywords``).
 Two pieces *overlap* when the cosine similarity of their vectors is at least the threshold
 (the ``AI_OVERLAP_SIMILARITY`` setting).
@@ -23,7 +23,7 @@ from django.conf import settings
 from django.db.models import QuerySet
 from django.dispatch import Signal
 
-from inkwell.ai.local.embeddings import embed
+from inkwell.ai.meaning import embed
 from inkwell.planner.models import ContentIdea, IdeaStatus
 
 IDEA, TASK, CONTENT = "idea", "task", "content"
