@@ -20,7 +20,7 @@ from inkwell.ai.providers import build_image_provider, build_text_provider, defa
 from inkwell.ai.providers.base import ProviderConfig
 from inkwell.sitesettings.models import SiteSettings
 from inkwell.system.defaults import AI_PROVIDER_DEFAULTS, CONTENT_DEFAULTS, IMAGE_GENERATION_DEFAULTS, MODULES
-from inkwell.system.models import ContentSettings, IntegrationSettings, IntegrationType, ModuleSetting, PromptOverride
+from inkwell.system.models import AIModel, ContentSettings, IntegrationSettings, IntegrationType, ModuleSetting, PromptOverride
 from inkwell.tenancy.models import Account, Site
 
 logger = logging.getLogger(__name__)
@@ -230,3 +230,8 @@ def module_enabled(account: Account, module: str) -> bool:
     if module not in MODULES:
         raise ValueError(f"unknown module {module!r}")
     return not ModuleSetting.objects.for_account(account).filter(module=module, enabled=False).exists()
+
+
+def active_ai_models() -> list[AIModel]:
+    """The models a site may be set to use, by kind, provider and name."""
+    return list(AIModel.objects.filter(is_active=True).order_by("kind", "provider", "name"))

@@ -1,8 +1,8 @@
 """Reads of the tenancy domain."""
 
-from django.db.models import Prefetch
+from django.db.models import Prefetch, QuerySet
 
-from inkwell.tenancy.models import Account, SiteUserAccess, User
+from inkwell.tenancy.models import Account, ApiKey, SiteUserAccess, User
 
 
 def user_with_account(user_id: int) -> User:
@@ -27,10 +27,19 @@ def own_user(user: User) -> dict:
     }
 
 
-def account_user(account: Account, user_id: int) -> User:
+def account_members(account: Account) -> QuerySet:
+    """The account's people with their role and the sites granted to them, in two queries."""
     return (
         User.objects.for_account(account)
         .select_related("role", "account")
         .prefetch_related(Prefetch("site_access", queryset=SiteUserAccess.dangerously_unscoped.only("id", "user_id", "site_id")))
-        .get(pk=user_id)
     )
+
+
+def account_user(account: Account, user_id: int) -> User:
+    return account_members(account).get(pk=user_id)
+
+
+def account_api_keys(account: Account) -> QuerySet:
+    """The account's API keys, newest first, with the site each is bound to and who made it."""
+    return ApiKey.objects.for_account(account).select_related("site", "user").order_by("-created_at", "-id")

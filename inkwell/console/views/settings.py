@@ -26,7 +26,7 @@ from inkwell.system import selectors as system
 from inkwell.system import serializers as s
 from inkwell.system import services
 from inkwell.system.defaults import IMAGE_SIZES, IMAGE_STYLES, MODULE_TITLES, MODULES, PUBLISH_STATUSES, SCHEDULE_FREQUENCIES, STRUCTURES, TONES
-from inkwell.system.models import AIModel, AIModelKind, IntegrationType
+from inkwell.system.models import AIModelKind, IntegrationType
 from inkwell.tenancy.models import MANAGER_ROLES
 
 DAY_NAMES = {"mon": "Monday", "tue": "Tuesday", "wed": "Wednesday", "thu": "Thursday", "fri": "Friday", "sat": "Saturday", "sun": "Sunday"}
@@ -114,7 +114,7 @@ class SiteSettingsView(SiteView, FormsView):
         publishing = submitted_values(submitted, "publishing", read_publishing, settings["publishing_settings"])
         slots = list(publishing["publish_time_slots"]) + [{"start": "", "end": ""}] * SPARE_ROWS
         ai_models = submitted_values(submitted, "ai", read_ai_models, settings["ai_settings"])
-        models = list(AIModel.objects.filter(is_active=True).order_by("kind", "provider", "name"))
+        models = system.active_ai_models()
         account_ai = system.integration_settings(request.account, IntegrationType.AI_PROVIDER)
         account_image = system.integration_settings(request.account, IntegrationType.IMAGE_GENERATION)
         return {

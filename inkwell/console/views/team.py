@@ -9,15 +9,15 @@ creates it, and never again.
 """
 
 from django.core.paginator import Paginator
-from django.db.models import Prefetch
 from django.http import Http404
 from django.urls import reverse
 
 from inkwell.console.base import ConsoleView, get_scoped, scoped, validated
 from inkwell.console.views.forms import FormsView, submitted_values
+from inkwell.tenancy import selectors as tenancy
 from inkwell.tenancy import serializers as s
 from inkwell.tenancy import services
-from inkwell.tenancy.models import MANAGER_ROLES, ApiKey, RoleName, Site, SiteUserAccess, User
+from inkwell.tenancy.models import MANAGER_ROLES, ApiKey, RoleName, Site, User
 
 PAGE_SIZE = 50
 ROLE_HINTS = {
@@ -47,12 +47,6 @@ def ids_from_post(post) -> list[int]:
     return [int(value) for value in post.getlist("site_ids") if value.isdigit()]
 
 
-def members(request):
-    return User.objects.for_account(request.account).select_related("role").prefetch_related(
-        Prefetch("site_access", queryset=SiteUserAccess.dangerously_unscoped.only("id", "user_id", "site_id"))
-    )
-
-
 class TeamMixin:
     def page(self, request, context, **kwargs):
         return super().page(request, {**context, "may_manage_team": request.user.role_name in MANAGER_ROLES}, **kwargs)
@@ -67,7 +61,7 @@ class TeamView(TeamMixin, FormsView):
     def context(self, request, *, submitted=None) -> dict:
         sites = site_choices(request)
         names = {site["id"]: site["name"] for site in sites}
-        page = Paginator(members(request).order_by("-is_active", "email", "id"), PAGE_SIZE).get_page(request.GET.get("page"))
+        page = Paginator(tenancy.account_members(request.account).order_by("-is_active", "email", "id"), PAGE_SIZE).get_page(request.GET.get("page"))
         rows = [
             {
                 "user": user,
@@ -94,7 +88,7 @@ class TeamUserView(TeamMixin, FormsView):
     template_name = "console/pages/team_user.html"
 
     def person(self, request, pk) -> User:
-        return get_scoped(User, request, pk, queryset=members(request))
+        return get_scoped(User, request, pk, queryset=tenancy.account_members(request.account))
 
     def context(self, request, *, pk, submitted=None) -> dict:
         person = self.person(request, pk)
@@ -144,7 +138,7 @@ class ApiKeysView(TeamMixin, FormsView):
     def context(self, request, *, submitted=None) -> dict:
         if request.user.role_name not in MANAGER_ROLES:
             return {}
-        keys = ApiKey.objects.for_account(request.account).select_related("site", "user").order_by("-created_at", "-id")
+        keys = tenancy.account_api_keys(request.account)
         page = Paginator(keys, PAGE_SIZE).get_page(request.GET.get("page"))
         new_key = submitted_values(submitted, "key", lambda post: {"name": post.get("name", ""), "site_id": post.get("site_id", "")}, {"name": "", "site_id": ""})
         return {"page_obj": page, "sites": site_choices(request), "new_key": new_key}

@@ -9,7 +9,7 @@ from inkwell.ai.providers.openai import OpenAIImageProvider, OpenAITextProvider
 from inkwell.ai.tests.openai_server import TEST_API_KEY, OpenAICompatibleServer
 from inkwell.ai.types import KeywordInput
 from inkwell.system import selectors, services
-from inkwell.system.models import ContentSettings, PromptOverride
+from inkwell.system.models import AIModel, AIModelKind, ContentSettings, PromptOverride
 
 KEY = "sk-account-key-0123456789abcd"
 
@@ -106,3 +106,10 @@ def test_the_deployments_embeddings_model_goes_only_to_the_deployments_endpoint(
     assert selectors.ai_client(tenant.account).text.config.embedding_model == "text-embedding-3-small"
     _save(tenant, "ai_provider", base_url="https://other.example.net/v1", api_key=KEY)
     assert selectors.ai_client(tenant.account).text.config.embedding_model == ""
+
+
+def test_active_ai_models_leave_out_retired_ones_and_sort_by_kind_provider_and_name():
+    retired = AIModel.objects.create(kind=AIModelKind.TEXT, provider="openai", name="retired-model", is_active=False)
+    models = selectors.active_ai_models()
+    assert models and retired not in models and all(model.is_active for model in models)
+    assert [(m.kind, m.provider, m.name) for m in models] == sorted((m.kind, m.provider, m.name) for m in models)
