@@ -132,6 +132,11 @@ class IntegerFilter(filters.NumberFilter):
         extend_schema_field(_integer_schema(min_value, max_value, help_text))(self)
 
 
+def row_id_filter(help_text: str, **kwargs) -> IntegerFilter:
+    """A row id such as ``?site_id=3`` (1 to ``MAX_ID``) in DRF's words, for the lists that answer in them."""
+    return IntegerFilter(min_value=1, max_value=MAX_ID, help_text=help_text, **kwargs)
+
+
 class _ChoiceFormField(ChoiceFormField):
     """One of the choices; given but empty is not one of them (left out is no filter)."""
 

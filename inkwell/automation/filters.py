@@ -6,7 +6,7 @@ from django import forms
 from django.db.models import Case, Count, Prefetch, QuerySet, Value, When
 from rest_framework.exceptions import NotFound, PermissionDenied
 
-from inkwell.api.filters import MAX_ID, ChoiceFilter, FilterSet, IntegerFilter, IntegerFormField
+from inkwell.api.filters import MAX_ID, ChoiceFilter, FilterSet, IntegerFilter, IntegerFormField, row_id_filter
 from inkwell.automation.models import ACTIVE_RUN_STATUSES, AutomationLog, AutomationRun, AutomationStageRun, LogLevel, RunStatus
 from inkwell.automation.serializers import DETAIL_LOG_LINES, INVALID_LEVEL, RUN_ID_HELP, SITE_ID_HELP
 from inkwell.sitesettings.defaults import STAGE_NUMBERS
@@ -68,7 +68,7 @@ class LogFilter(FilterSet):
     """The site's log lines, newest first: of one run, level and stage when the query names them."""
 
     site_id = SiteFilter(help_text=SITE_ID_HELP)
-    run_id = IntegerFilter(min_value=1, max_value=MAX_ID, method="filter_run_id", help_text=RUN_ID_HELP)
+    run_id = row_id_filter(RUN_ID_HELP, method="filter_run_id")
     level = ChoiceFilter(choices=LogLevel.choices, help_text="Only the lines of this level.", error_messages={"invalid_choice": INVALID_LEVEL})
     stage = IntegerFilter(min_value=1, max_value=len(STAGE_NUMBERS), help_text="Only this stage's lines (1 to 7).")
 

@@ -14,21 +14,11 @@ from django.core.exceptions import ValidationError
 from django_filters import rest_framework as filters
 from drf_spectacular.utils import extend_schema_field
 
-from inkwell.api.filters import (
-    MAX_ID,
-    TEXT_TOO_LONG,
-    AnyCaseNullableBooleanFilter,
-    ChoiceFilter,
-    FilterSet,
-    IntegerFilter,
-    RangeCheckedForm,
-    TextFilter,
-)
-from inkwell.keywords.models import BAND_BY_LABEL, DifficultyBand
+from inkwell.api.filters import MAX_ID, TEXT_TOO_LONG, AnyCaseNullableBooleanFilter, ChoiceFilter, FilterSet, IntegerFilter, RangeCheckedForm, TextFilter, row_id_filter
+from inkwell.keywords.models import BAND_BY_LABEL, MAX_VOLUME, DifficultyBand
 from inkwell.keywords.selectors import DEFAULT_ORDERING, ORDERING_FIELDS, LibraryFilters
 
 MAX_SECTOR_IDS = 500
-MAX_VOLUME = 2**31 - 1
 MAX_SEARCH_LENGTH = 100
 ORDERINGS = [prefix + field for field in ORDERING_FIELDS for prefix in ("", "-")]
 DIFFICULTIES = [band.label for band in DifficultyBand]
@@ -81,10 +71,6 @@ def _filter(field_class, schema: dict) -> filters.Filter:
     return extend_schema_field(schema)(query_filter)
 
 
-def _id_filter(help_text: str) -> IntegerFilter:
-    return IntegerFilter(min_value=1, max_value=MAX_ID, help_text=help_text)
-
-
 def _volume_filter() -> IntegerFilter:
     return IntegerFilter(min_value=0, max_value=MAX_VOLUME)
 
@@ -97,7 +83,7 @@ class LibraryFilter(FilterSet):
     """The library list's query; anything invalid is a 400 with field errors."""
 
     sector_ids = _filter(SectorIdsField, {"type": "string", "description": "Comma-separated industry sector ids."})
-    site_sector_id = _id_filter(SITE_SECTOR_HELP)
+    site_sector_id = row_id_filter(SITE_SECTOR_HELP)
     search = TextFilter(max_length=MAX_SEARCH_LENGTH, help_text="Part of the keyword, any case.")
     country = _filter(CountryField, {"type": "string", "maxLength": 2, "description": "Two-letter country code."})
     volume_min = _volume_filter()
@@ -120,8 +106,8 @@ class LibraryFilter(FilterSet):
 
 class SectorStatsFilter(FilterSet):
     sector_ids = _filter(SectorIdsField, {"type": "string", "description": "Comma-separated industry sector ids; all sectors with keywords when absent."})
-    site_id = _id_filter("Count `added` for this site only.")
-    site_sector_id = _id_filter(SITE_SECTOR_HELP)
+    site_id = row_id_filter("Count `added` for this site only.")
+    site_sector_id = row_id_filter(SITE_SECTOR_HELP)
 
 
 def library_filters(query: dict) -> LibraryFilters:

@@ -29,6 +29,10 @@ DIFFICULTY_LABELS = tuple(
 )
 
 
+# The largest search volume a keyword can hold (``volume`` is a PositiveIntegerField).
+MAX_VOLUME = 2**31 - 1
+
+
 class SeedKeyword(models.Model):
     """One keyword of the shared library, read by every account, written by staff and imports."""
 

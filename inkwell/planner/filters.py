@@ -3,23 +3,10 @@ the console's pages alike)."""
 
 from django.db.models import QuerySet
 
-from inkwell.api.filters import (
-    MAX_ID,
-    ChoiceFilter,
-    FilterSet,
-    IntegerFilter,
-    RangeCheckedForm,
-    TextFilter,
-)
-from inkwell.planner.models import (
-    Cluster,
-    ClusterStatus,
-    ContentIdea,
-    IdeaStatus,
-    Keyword,
-    KeywordStatus,
-)
-from inkwell.planner.serializers import INVALID_STATUS, MAX_VOLUME
+from inkwell.api.filters import ChoiceFilter, FilterSet, IntegerFilter, RangeCheckedForm, TextFilter, row_id_filter
+from inkwell.keywords.models import MAX_VOLUME
+from inkwell.planner.models import Cluster, ClusterStatus, ContentIdea, IdeaStatus, Keyword, KeywordStatus
+from inkwell.planner.serializers import INVALID_STATUS
 
 MAX_SEARCH_LENGTH = 100
 
@@ -45,10 +32,6 @@ def ordering_filter(*fields: str) -> ChoiceFilter:
     )
 
 
-def id_filter(help_text: str) -> IntegerFilter:
-    return IntegerFilter(min_value=1, max_value=MAX_ID, help_text=help_text)
-
-
 def status_filter(choices, help_text: str) -> ChoiceFilter:
     return ChoiceFilter(choices=choices, help_text=help_text, error_messages={"invalid_choice": INVALID_STATUS})
 
@@ -62,9 +45,9 @@ class KeywordFilterForm(RangeCheckedForm):
 
 
 class KeywordFilter(FilterSet):
-    site_id = id_filter("Only this site's keywords.")
-    sector_id = id_filter("Only this sector's keywords.")
-    cluster_id = id_filter("Only this cluster's keywords.")
+    site_id = row_id_filter("Only this site's keywords.")
+    sector_id = row_id_filter("Only this sector's keywords.")
+    cluster_id = row_id_filter("Only this cluster's keywords.")
     status = status_filter(KeywordStatus.choices, "`active`, `paused` or `archived`.")
     difficulty_min = IntegerFilter(field_name="difficulty", lookup_expr="gte", min_value=0, max_value=100, help_text="Only keywords this difficult or more.")
     difficulty_max = IntegerFilter(field_name="difficulty", lookup_expr="lte", min_value=0, max_value=100, help_text="Only keywords this difficult or less.")
@@ -83,8 +66,8 @@ class ClusterFilter(FilterSet):
     """Filters clusters that carry their totals (``selectors.with_cluster_totals``), which
     ``keyword_count`` and ``total_volume`` order by."""
 
-    site_id = id_filter("Only this site's clusters.")
-    sector_id = id_filter("Only this sector's clusters.")
+    site_id = row_id_filter("Only this site's clusters.")
+    sector_id = row_id_filter("Only this sector's clusters.")
     status = status_filter(ClusterStatus.choices, "`active` or `archived`.")
     search = search_filter("name", "Part of the name, any case.")
     ordering = ordering_filter("name", "keyword_count", "total_volume", "created_at")
@@ -95,9 +78,9 @@ class ClusterFilter(FilterSet):
 
 
 class IdeaFilter(FilterSet):
-    site_id = id_filter("Only this site's ideas.")
-    sector_id = id_filter("Only this sector's ideas.")
-    cluster_id = id_filter("Only this cluster's ideas.")
+    site_id = row_id_filter("Only this site's ideas.")
+    sector_id = row_id_filter("Only this sector's ideas.")
+    cluster_id = row_id_filter("Only this cluster's ideas.")
     status = status_filter(IdeaStatus.choices, "`new`, `converted` or `archived`.")
     search = search_filter("title", "Part of the title, any case.")
     ordering = ordering_filter("title", "created_at")

@@ -20,7 +20,6 @@ SEED_NOT_IN_SECTOR = "Seed keyword must belong to the selected sector's industry
 INVALID_CLUSTER = "Cluster must belong to your account"
 CLUSTER_NOT_IN_SITE = "Cluster must belong to the same site"
 
-MAX_VOLUME = 2**31 - 1
 MAX_LIST_ITEMS = 50
 IDEAS_PER_CLUSTER_RANGE = (1, 10)
 DEFAULT_IDEAS_PER_CLUSTER = 3
