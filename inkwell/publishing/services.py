@@ -499,7 +499,7 @@ def remote_post_changes(*, content: Content, remote: RemotePost | None) -> dict:
         return {}
     if remote is None:
         changes = {"external_id": "", "external_url": "", "site_status": SiteStatus.NOT_PUBLISHED}
-    elif remote.status == "publish":
+    elif remote.status == CMS_STATUS_LIVE:
         changes = {"site_status": SiteStatus.PUBLISHED}
         if remote.url:
             changes["external_url"] = remote.url[:500]
