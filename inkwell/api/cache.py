@@ -5,6 +5,13 @@ Django builds a new ``redis.Redis`` object for every cache call, about 0.2 ms of
 the rate limiter and the principal cache call it on every request. A client is thread-safe and
 takes its connections from the pool, so one per pool serves every call of the process.
 
+The Lua scripts below run on every authenticated request, and redis-py 8 spends about 36 µs of
+Python a command around the round trip (taking and returning a pooled connection, retries, its
+metrics hooks), more than the round trip itself (24 µs on loopback). So each thread sends them on
+a connection of its own, opened with the pool's settings and kept for the thread's life
+(``ScriptConnection``): 43 µs a script call against 79 µs through the client (bench numbers in
+docs/benchmarks.md).
+
 ``count_hit`` is the rate limiter's counter as one Lua script, which can read one more key in the
 same round trip: a Bearer request counts its hit and reads its principal at once.
 
@@ -15,12 +22,18 @@ storing a count is refused when the version moved while it was computed, so a co
 rows before a write can never be stored after the write's bump.
 """
 
+import hashlib
 import logging
+import os
+import threading
 
 from django.core.cache import cache, caches
 from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
 from django.core.cache.backends.redis import RedisCacheClient
 from django.db import transaction
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 logger = logging.getLogger(__name__)
 
@@ -53,11 +66,56 @@ return 0
 VERSION_SECONDS = 24 * 3600
 
 
+class ScriptConnection(threading.local):
+    """One thread's own connection to the primary, for the hot-path scripts: EVALSHA straight on a
+    redis-py ``Connection``, the script loaded once when Redis does not know it (a restart, a
+    ``SCRIPT FLUSH``). A connection Redis dropped while idle is opened again and the call sent once
+    more, as the client's retry would; any other failure closes it, so that no half-read reply is
+    ever taken for the next call's. A forked child opens its own."""
+
+    def __init__(self, pool):
+        self.pool = pool
+        self.connection = None
+        self.pid = None
+
+    def _connection(self):
+        if self.connection is None or self.pid != os.getpid():
+            self.connection = self.pool.connection_class(**self.pool.connection_kwargs)
+            self.pid = os.getpid()
+        return self.connection
+
+    def run(self, sha: str, source: str, keys: list[str], args: list) -> list:
+        connection = self._connection()
+        try:
+            return self._evalsha(connection, sha, source, keys, args)
+        except (RedisConnectionError, RedisTimeoutError):
+            connection.disconnect()
+            return self._evalsha(connection, sha, source, keys, args)
+
+    @staticmethod
+    def _evalsha(connection, sha: str, source: str, keys: list[str], args: list) -> list:
+        try:
+            try:
+                connection.send_command("EVALSHA", sha, len(keys), *keys, *args)
+                return connection.read_response()
+            except NoScriptError:
+                connection.send_command("SCRIPT", "LOAD", source)
+                connection.read_response()
+                connection.send_command("EVALSHA", sha, len(keys), *keys, *args)
+                return connection.read_response()
+        except ResponseError:
+            raise  # a whole reply was read: the connection is fine
+        except BaseException:
+            connection.disconnect()
+            raise
+
+
 class ReusedClientRedisCacheClient(RedisCacheClient):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._clients = {}
-        self._scripts = {}
+        self._script_connection = None
+        self._script_shas = {}
 
     def get_client(self, key=None, *, write=False):
         pool = self._get_connection_pool(write)
@@ -67,11 +125,12 @@ class ReusedClientRedisCacheClient(RedisCacheClient):
         return client
 
     def run_script(self, source: str, keys: list[str], args: list) -> list:
-        client = self.get_client(keys[0], write=True)
-        script = self._scripts.get((client, source))
-        if script is None:  # registered once per client; EVALSHA after the first call
-            script = self._scripts[client, source] = client.register_script(source)
-        return script(keys=keys, args=args)
+        sha = self._script_shas.get(source)
+        if sha is None:
+            sha = self._script_shas[source] = hashlib.sha1(source.encode(), usedforsecurity=False).hexdigest()
+        if self._script_connection is None:
+            self._script_connection = ScriptConnection(self._get_connection_pool(write=True))
+        return self._script_connection.run(sha, source, keys, args)
 
     def count_hit(self, key: str, timeout: int, read_key: str | None) -> tuple[int, object]:
         reply = self.run_script(COUNT_HIT_SCRIPT, [key] if read_key is None else [key, read_key], [timeout])

@@ -223,16 +223,19 @@ def redis_cache():
     return backend
 
 
-class RedisCommands:
-    """Passes every command through to the real client and records its name."""
+def recorded_redis_commands(monkeypatch, redis_cache) -> list[str]:
+    """The names of the commands sent to the real Redis from now on, by the client and by the
+    scripts' own connection alike: both send each command through ``Connection.send_command``."""
+    names: list[str] = []
+    connection_class = redis_cache._cache._get_connection_pool(write=True).connection_class
+    send_command = connection_class.send_command
 
-    def __init__(self, client):
-        self.names: list[str] = []
-        self._execute = client.execute_command
+    def send_and_record(connection, *args, **options):
+        names.append(str(args[0]).upper())
+        return send_command(connection, *args, **options)
 
-    def __call__(self, *args, **options):
-        self.names.append(str(args[0]).upper())
-        return self._execute(*args, **options)
+    monkeypatch.setattr(connection_class, "send_command", send_and_record)
+    return names
 
 
 def test_count_hit_creates_the_counter_with_its_expiry_and_reads_the_other_key(redis_cache):
@@ -246,19 +249,34 @@ def test_count_hit_creates_the_counter_with_its_expiry_and_reads_the_other_key(r
     assert 0 < redis_cache._cache.get_client(write=True).ttl(redis_cache.make_key(counter)) <= 30
 
 
+def test_a_script_redis_no_longer_knows_is_loaded_again_and_answers(redis_cache):
+    counter = f"test-hits-{uuid.uuid4().hex}"
+    redis_cache.count_hit(counter, timeout=30)
+    redis_cache._cache.get_client(write=True).script_flush()
+
+    assert redis_cache.count_hit(counter, timeout=30) == (2, None)
+
+
+def test_a_script_connection_redis_closed_is_opened_again_and_answers(redis_cache):
+    counter = f"test-hits-{uuid.uuid4().hex}"
+    redis_cache.count_hit(counter, timeout=30)
+    script_connection = redis_cache._cache._script_connection.connection
+    script_connection.send_command("CLIENT", "ID")
+    assert redis_cache._cache.get_client(write=True).client_kill_filter(_id=script_connection.read_response()) == 1
+    assert redis_cache.count_hit(counter, timeout=30) == (2, None)
+
+
 def test_a_bearer_request_counts_its_hit_in_the_round_trip_that_reads_its_principal(tenant, as_user, clock, limits, settings, redis_cache, monkeypatch):
     settings.INKWELL_PRINCIPAL_CACHE_SECONDS = 300
     limits(general=5)
     client = as_user(tenant.owner)
     client.get(ME)  # caches the principal
-    redis_client = redis_cache._cache.get_client(write=True)
-    commands = RedisCommands(redis_client)
-    monkeypatch.setattr(redis_client, "execute_command", commands)
+    commands = recorded_redis_commands(monkeypatch, redis_cache)
 
     response = client.get(ME)
 
     assert response.status_code == 200
-    assert commands.names == ["EVALSHA"]
+    assert commands == ["EVALSHA"]
     assert_rate_headers(response, limit=5, remaining=3, reset=clock.reset)
 
 
