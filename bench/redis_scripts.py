@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""The rate limiter's Lua script through redis-py's client against Inkwell's script connection
+"""The rate limiter's Lua script through redis-py's client against Inkwell's hot-path connection
 (issue 20; docs/benchmarks.md, "Light authenticated endpoints", fourth pass).
 
     REDIS_URL=redis://127.0.0.1:6379/14 .venv/bin/python bench/redis_scripts.py [--calls 20000] [--rounds 5]
@@ -8,7 +8,7 @@ Every authenticated request runs ``COUNT_HIT_SCRIPT`` (``inkwell.api.cache``) on
 unread count one more script. Three ways of sending it alternate in each round, on the same Redis:
 
 - ``client``: redis-py's ``Script`` object (``register_script``), as ``run_script`` sent it before;
-- ``script connection``: ``inkwell.api.cache.ScriptConnection``, as it sends it now;
+- ``hot-path connection``: ``inkwell.api.cache.HotPathConnection``, as it sends it now;
 - ``socket floor``: the same EVALSHA written on a plain socket and its reply read raw, which no
   client can beat: the round trip itself.
 
@@ -33,7 +33,7 @@ sys.path.insert(0, str(REPO_ROOT))
 import redis  # noqa: E402
 from redis.utils import HIREDIS_AVAILABLE  # noqa: E402
 
-from inkwell.api.cache import COUNT_HIT_SCRIPT, ScriptConnection  # noqa: E402  (imports no Django setting)
+from inkwell.api.cache import COUNT_HIT_SCRIPT, HotPathConnection  # noqa: E402  (imports no Django setting)
 
 
 def per_call_microseconds(call, calls: int) -> float:
@@ -54,7 +54,7 @@ def main() -> None:
     keys = [f"bench-redis-scripts:{uuid.uuid4().hex}", f"bench-redis-scripts:{uuid.uuid4().hex}:absent"]
     script = client.register_script(COUNT_HIT_SCRIPT)
     sha = client.script_load(COUNT_HIT_SCRIPT)
-    connection = ScriptConnection(client.connection_pool)
+    connection = HotPathConnection(client.connection_pool)
 
     pool_kwargs = client.connection_pool.connection_kwargs
     raw = socket.create_connection((pool_kwargs.get("host", "127.0.0.1"), pool_kwargs.get("port", 6379)))
@@ -70,7 +70,7 @@ def main() -> None:
 
     ways = {
         "client": lambda: script(keys=keys, args=[60]),
-        "script connection": lambda: connection.run(sha, COUNT_HIT_SCRIPT, keys, [60]),
+        "hot-path connection": lambda: connection.run_script(sha, COUNT_HIT_SCRIPT, keys, [60]),
         "socket floor": socket_floor,
     }
     for call in ways.values():  # warm-up

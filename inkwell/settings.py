@@ -172,7 +172,8 @@ else:
     }
 
 AUTH_USER_MODEL = "tenancy.User"
-AUTHENTICATION_BACKENDS = ["django.contrib.auth.backends.ModelBackend"]
+# ModelBackend's password check; each request of a session reads its user from the cached principal.
+AUTHENTICATION_BACKENDS = ["inkwell.tenancy.backends.PrincipalBackend"]
 PASSWORD_HASHERS = [
     "django.contrib.auth.hashers.Argon2PasswordHasher",
     "django.contrib.auth.hashers.PBKDF2PasswordHasher",
@@ -209,6 +210,9 @@ STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 WHITENOISE_USE_FINDERS = True
 
 SESSION_COOKIE_HTTPONLY = True
+# Sessions are rows in the database, read through the cache on Redis (a poll of a console fragment
+# then reads no session row); embedded, where the cache is itself a table, straight from their table.
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db" if REDIS_URL else "django.contrib.sessions.backends.db"
 # The console (/app/) signs in with the session; the API keeps its bearer tokens.
 LOGIN_URL = "console:signin"
 LOGIN_REDIRECT_URL = "console:home"

@@ -5,12 +5,12 @@ Django builds a new ``redis.Redis`` object for every cache call, about 0.2 ms of
 the rate limiter and the principal cache call it on every request. A client is thread-safe and
 takes its connections from the pool, so one per pool serves every call of the process.
 
-The Lua scripts below run on every authenticated request, and redis-py 8 spends about 36 µs of
-Python a command around the round trip (taking and returning a pooled connection, retries, its
-metrics hooks), more than the round trip itself (24 µs on loopback). So each thread sends them on
-a connection of its own, opened with the pool's settings and kept for the thread's life
-(``ScriptConnection``): 43 µs a script call against 79 µs through the client (bench numbers in
-docs/benchmarks.md).
+The Lua scripts below run on every authenticated request, and a ``GET`` of the session or the
+principal on most; redis-py 8 spends about 36 µs of Python a command around the round trip (taking
+and returning a pooled connection, retries, its metrics hooks), more than the round trip itself
+(24 µs on loopback). So each thread sends these on a connection of its own, opened with the pool's
+settings and kept for the thread's life (``HotPathConnection``): 43 µs a script call against 79 µs
+through the client (``bench/redis_scripts.py``). Every other command goes through the client.
 
 ``count_hit`` is the rate limiter's counter as one Lua script, which can read one more key in the
 same round trip: a Bearer request counts its hit and reads its principal at once.
@@ -66,12 +66,13 @@ return 0
 VERSION_SECONDS = 24 * 3600
 
 
-class ScriptConnection(threading.local):
-    """One thread's own connection to the primary, for the hot-path scripts: EVALSHA straight on a
-    redis-py ``Connection``, the script loaded once when Redis does not know it (a restart, a
-    ``SCRIPT FLUSH``). A connection Redis dropped while idle is opened again and the call sent once
-    more, as the client's retry would; any other failure closes it, so that no half-read reply is
-    ever taken for the next call's. A forked child opens its own."""
+class HotPathConnection(threading.local):
+    """One thread's own connection to the primary, for the commands of every request: the scripts
+    (EVALSHA straight on a redis-py ``Connection``, the script loaded once when Redis does not know
+    it: a restart, a ``SCRIPT FLUSH``) and ``GET`` (sessions, principals). A connection Redis
+    dropped while idle is opened again and the command sent once more, as the client's retry
+    would; any other failure closes it, so that no half-read reply is ever taken for the next
+    command's. A forked child opens its own."""
 
     def __init__(self, pool):
         self.pool = pool
@@ -84,37 +85,49 @@ class ScriptConnection(threading.local):
             self.pid = os.getpid()
         return self.connection
 
-    def run(self, sha: str, source: str, keys: list[str], args: list) -> list:
+    def command(self, *args):
+        return self._retried(self._send, args)
+
+    def run_script(self, sha: str, source: str, keys: list[str], args: list) -> list:
+        return self._retried(self._evalsha, (sha, source, keys, args))
+
+    def _retried(self, send, args):
         connection = self._connection()
         try:
-            return self._evalsha(connection, sha, source, keys, args)
+            return self._closed_on_failure(connection, send, args)
         except (RedisConnectionError, RedisTimeoutError):
             connection.disconnect()
-            return self._evalsha(connection, sha, source, keys, args)
+            return self._closed_on_failure(connection, send, args)
 
     @staticmethod
-    def _evalsha(connection, sha: str, source: str, keys: list[str], args: list) -> list:
+    def _closed_on_failure(connection, send, args):
         try:
-            try:
-                connection.send_command("EVALSHA", sha, len(keys), *keys, *args)
-                return connection.read_response()
-            except NoScriptError:
-                connection.send_command("SCRIPT", "LOAD", source)
-                connection.read_response()
-                connection.send_command("EVALSHA", sha, len(keys), *keys, *args)
-                return connection.read_response()
+            return send(connection, *args)
         except ResponseError:
             raise  # a whole reply was read: the connection is fine
         except BaseException:
             connection.disconnect()
             raise
 
+    @staticmethod
+    def _send(connection, *args):
+        connection.send_command(*args)
+        return connection.read_response()
+
+    @classmethod
+    def _evalsha(cls, connection, sha: str, source: str, keys: list[str], args: list) -> list:
+        try:
+            return cls._send(connection, "EVALSHA", sha, len(keys), *keys, *args)
+        except NoScriptError:
+            cls._send(connection, "SCRIPT", "LOAD", source)
+            return cls._send(connection, "EVALSHA", sha, len(keys), *keys, *args)
+
 
 class ReusedClientRedisCacheClient(RedisCacheClient):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._clients = {}
-        self._script_connection = None
+        self._hot_path = None
         self._script_shas = {}
 
     def get_client(self, key=None, *, write=False):
@@ -124,13 +137,20 @@ class ReusedClientRedisCacheClient(RedisCacheClient):
             client = self._clients[pool] = super().get_client(key, write=write)
         return client
 
+    def hot_path(self) -> HotPathConnection:
+        if self._hot_path is None:
+            self._hot_path = HotPathConnection(self._get_connection_pool(write=True))
+        return self._hot_path
+
+    def get(self, key, default):
+        value = self.hot_path().command("GET", key)
+        return default if value is None else self._serializer.loads(value)
+
     def run_script(self, source: str, keys: list[str], args: list) -> list:
         sha = self._script_shas.get(source)
         if sha is None:
             sha = self._script_shas[source] = hashlib.sha1(source.encode(), usedforsecurity=False).hexdigest()
-        if self._script_connection is None:
-            self._script_connection = ScriptConnection(self._get_connection_pool(write=True))
-        return self._script_connection.run(sha, source, keys, args)
+        return self.hot_path().run_script(sha, source, keys, args)
 
     def count_hit(self, key: str, timeout: int, read_key: str | None) -> tuple[int, object]:
         reply = self.run_script(COUNT_HIT_SCRIPT, [key] if read_key is None else [key, read_key], [timeout])

@@ -8,6 +8,8 @@ they become a page (or, for htmx, a fragment swapped into the flash region) with
 and the same messages.
 """
 
+import functools
+
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import ObjectDoesNotExist
 from django.http import Http404, HttpResponse
@@ -27,7 +29,6 @@ from inkwell.system.permissions import ModuleEnabled
 from inkwell.tenancy.access import accessible_site_ids, restrict_to_accessible_sites
 from inkwell.tenancy.models import CONTENT_WRITER_ROLES, MANAGER_ROLES, Site
 from inkwell.tenancy.permissions import ALL_ROLES, IsAccountMember
-from inkwell.tenancy.selectors import user_with_account
 
 SITE_SESSION_KEY = "console_site_id"
 
@@ -62,23 +63,43 @@ def render_page(request, template: str, context: dict, *, status: int = 200) -> 
     return HttpResponse(render_to_string(template, context, request=request), status=status)
 
 
-def shell_context(request) -> dict:
-    """The header every signed-in page shows: the sites, the credit balance, the unread count."""
-    sites = list(scoped(Site, request).order_by("name", "id").values("id", "name"))
+def _once(read):
+    """``read`` called when a template first uses the value, and its answer kept for the render:
+    Django's templates call a callable variable."""
+    return functools.cache(read)
+
+
+def header_sites(request) -> list[dict]:
+    """The sites of the header's switcher: those the caller may see, by name."""
+    return list(scoped(Site, request).order_by("name", "id").values("id", "name"))
+
+
+def current_site_id(request, sites: list[dict]) -> int | None:
+    """The site the switcher shows: the one the session remembers while the caller still sees it,
+    else the first of ``sites``; None when there is none."""
     current = request.session.get(SITE_SESSION_KEY)
     if current not in {site["id"] for site in sites}:
         current = sites[0]["id"] if sites else None
+    return current
+
+
+def shell_context(request) -> dict:
+    """The header every signed-in page shows: the sites, the credit balance, the unread count.
+
+    Each is read from the database or the cache only when the template uses it: a polled fragment
+    (the bell, a job's progress) shows one of them or none, and the page around it all."""
+    sites = _once(lambda: header_sites(request))
     return {
         "account": request.account,
         "role": request.user.role_name,
         "may_write": request.user.role_name in CONTENT_WRITER_ROLES,
         "may_manage": request.user.role_name in MANAGER_ROLES,
         "sites": sites,
-        "current_site_id": current,
-        "credits_available": billing.available_credits(request.account),
+        "current_site_id": _once(lambda: current_site_id(request, sites())),
+        "credits_available": _once(lambda: billing.available_credits(request.account)),
         # Read by ModuleEnabled for the page's own module: buttons of switched-off modules are left out.
         "disabled_modules": getattr(request, "disabled_modules", frozenset()),
-        "unread_count": notifications.unread_count(request.account, user=request.user, site_ids=accessible_site_ids(request)),
+        "unread_count": _once(lambda: notifications.unread_count(request.account, user=request.user, site_ids=accessible_site_ids(request))),
     }
 
 
@@ -104,8 +125,6 @@ class ConsoleView(View):
                 return HttpResponseClientRedirect(reverse("console:signin"))
             return redirect_to_login(request.get_full_path(), reverse("console:signin"))
         request.auth = None  # a session, never an API key: the permission classes read it
-        # The permission checks and the header read the account, its plan and the role: one query.
-        request.user = user_with_account(request.user.pk)
         try:
             IsAccountMember().has_permission(request, self)
             ModuleEnabled().has_permission(request, self)

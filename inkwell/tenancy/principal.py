@@ -117,13 +117,36 @@ def user_counting_hit(user_id: int, *, token_version: int, counter_key: str | No
         cached = _user_from_rows(rows, db)
         if cached.token_version == token_version:
             return cached, count
+    return _load_and_keep(user_id, timeout=timeout, token_version=token_version), count
+
+
+def _load_and_keep(user_id: int, *, timeout: int, token_version: int | None) -> User | None:
+    """The user from the database, then cached when active (and of ``token_version`` when given)."""
     loaded = _load(user_id)
-    if loaded is not None and loaded.is_active and loaded.token_version == token_version:
+    if loaded is not None and loaded.is_active and token_version in (None, loaded.token_version):
         try:
-            cache.set(key, _rows(loaded), timeout=timeout)
+            cache.set(cache_key(user_id), _rows(loaded), timeout=timeout)
         except Exception:
             logger.warning("principal cache unavailable; not cached", exc_info=True)
-    return loaded, count
+    return loaded
+
+
+def session_user(user_id: int) -> User | None:
+    """The user of a signed-in session, with account, subscription, plan and role, as ``user``
+    reads them but whatever the token version: a session does not carry one. Django then checks
+    the session against the user's password hash (``get_session_auth_hash``), as for any session.
+    The console reads this on every page and every poll of its fragments."""
+    timeout = settings.INKWELL_PRINCIPAL_CACHE_SECONDS
+    if not timeout:
+        return _load(user_id)
+    try:
+        rows = cache.get(cache_key(user_id))
+    except Exception:  # a cache outage must not sign anybody out
+        logger.warning("principal cache unavailable; reading the database", exc_info=True)
+        return _load(user_id)
+    if rows is not None:
+        return _user_from_rows(rows, User.dangerously_unscoped.db)
+    return _load_and_keep(user_id, timeout=timeout, token_version=None)
 
 
 def forget(user_ids: Iterable[int]) -> None:

@@ -225,7 +225,7 @@ def redis_cache():
 
 def recorded_redis_commands(monkeypatch, redis_cache) -> list[str]:
     """The names of the commands sent to the real Redis from now on, by the client and by the
-    scripts' own connection alike: both send each command through ``Connection.send_command``."""
+    hot-path connection alike: both send each command through ``Connection.send_command``."""
     names: list[str] = []
     connection_class = redis_cache._cache._get_connection_pool(write=True).connection_class
     send_command = connection_class.send_command
@@ -249,6 +249,13 @@ def test_count_hit_creates_the_counter_with_its_expiry_and_reads_the_other_key(r
     assert 0 < redis_cache._cache.get_client(write=True).ttl(redis_cache.make_key(counter)) <= 30
 
 
+def test_get_reads_on_the_hot_path_what_set_stored(redis_cache):
+    key = f"test-value-{uuid.uuid4().hex}"
+    assert redis_cache.get(key, "absent") == "absent"
+    redis_cache.set(key, {"a": 1}, timeout=60)
+    assert redis_cache.get(key) == {"a": 1}
+
+
 def test_a_script_redis_no_longer_knows_is_loaded_again_and_answers(redis_cache):
     counter = f"test-hits-{uuid.uuid4().hex}"
     redis_cache.count_hit(counter, timeout=30)
@@ -257,12 +264,12 @@ def test_a_script_redis_no_longer_knows_is_loaded_again_and_answers(redis_cache)
     assert redis_cache.count_hit(counter, timeout=30) == (2, None)
 
 
-def test_a_script_connection_redis_closed_is_opened_again_and_answers(redis_cache):
+def test_a_hot_path_connection_redis_closed_is_opened_again_and_answers(redis_cache):
     counter = f"test-hits-{uuid.uuid4().hex}"
     redis_cache.count_hit(counter, timeout=30)
-    script_connection = redis_cache._cache._script_connection.connection
-    script_connection.send_command("CLIENT", "ID")
-    assert redis_cache._cache.get_client(write=True).client_kill_filter(_id=script_connection.read_response()) == 1
+    connection = redis_cache._cache.hot_path().connection
+    connection.send_command("CLIENT", "ID")
+    assert redis_cache._cache.get_client(write=True).client_kill_filter(_id=connection.read_response()) == 1
     assert redis_cache.count_hit(counter, timeout=30) == (2, None)
 
 

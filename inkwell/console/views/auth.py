@@ -70,7 +70,7 @@ class SignUpView(PublicPage):
 
     def submit(self, request, values):
         user = services.account_register(**validated(s.RegisterInputSerializer, request, values))
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        login(request, user)
         return redirect("console:site-new")
 
 

@@ -2,7 +2,7 @@
 
 from django.urls import reverse
 
-from inkwell.console.base import ConsoleView, get_scoped, ids_from, remember_site, scoped, shell_context, validated
+from inkwell.console.base import ConsoleView, current_site_id, get_scoped, header_sites, ids_from, remember_site, scoped, validated
 from inkwell.tenancy import services
 from inkwell.tenancy import serializers as s
 from inkwell.tenancy.models import MANAGER_ROLES, Industry, Sector, Site
@@ -17,7 +17,7 @@ class HomeView(ConsoleView):
     def get(self, request):
         if request.GET.get("site"):
             remember_site(request, get_scoped(Site, request, request.GET["site"]).pk)
-        site_id = shell_context(request)["current_site_id"]
+        site_id = current_site_id(request, header_sites(request))
         if site_id is None:
             return self.done(request, reverse("console:site-new"))
         return self.done(request, reverse("console:keywords", kwargs={"site_id": site_id}))

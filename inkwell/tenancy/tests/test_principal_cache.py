@@ -7,6 +7,7 @@ import json
 import pytest
 from django.core.cache import cache
 from django.db import connection, transaction
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from inkwell.tenancy import principal, tokens
@@ -243,3 +244,50 @@ def test_with_the_cache_off_every_request_reads_the_database_and_nothing_is_cach
         assert [query["sql"] for query in queries if "inkwell_cache" in query["sql"]] == []
         assert len([query for query in queries if '"tenancy_user"' in query["sql"]]) == 1
     assert not cached(tenant.owner)
+
+
+def session_client(user: User) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_a_session_reads_its_user_from_the_cached_principal_without_a_query_of_its_rows(tenant):
+    client = session_client(tenant.editor)
+    assert me(client)["role"] == "editor"  # the first request reads the database and caches
+
+    with CaptureQueriesContext(connection) as queries:
+        assert me(client)["role"] == "editor"
+
+    assert [query["sql"] for query in queries if "tenancy_" in query["sql"]] == []
+
+
+def test_a_sessions_role_change_shows_on_its_next_request(tenant):
+    editor = session_client(tenant.editor)
+    assert me(editor)["role"] == "editor"
+
+    response = bearer_client(tenant.owner).patch(f"/api/v1/auth/users/{tenant.editor.pk}/", {"role": "admin"}, format="json")
+    assert response.status_code == 200
+
+    assert me(editor)["role"] == "admin"
+
+
+def test_a_deactivated_users_session_is_refused_on_its_next_request(tenant):
+    viewer = session_client(tenant.viewer)
+    me(viewer)
+
+    response = bearer_client(tenant.owner).patch(f"/api/v1/auth/users/{tenant.viewer.pk}/", {"is_active": False}, format="json")
+    assert response.status_code == 200
+
+    assert viewer.get(ME).status_code == 401
+    assert viewer.get("/app/notifications/bell/").status_code == 302  # to the sign-in page
+
+
+def test_a_password_change_ends_the_users_other_sessions(tenant):
+    other_session = session_client(tenant.owner)
+    me(other_session)
+
+    response = bearer_client(tenant.owner).post("/api/v1/auth/password/change/", {"old_password": "correct-horse-1", "new_password": "another-horse-2"}, format="json")
+    assert response.status_code == 200
+
+    assert other_session.get(ME).status_code == 401
