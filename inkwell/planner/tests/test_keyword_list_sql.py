@@ -39,8 +39,9 @@ STATUSES = ("active", "active", "paused", "archived")
 
 @dataclass
 class Listing:
-    """The tenant's keywords on two sites, three sectors and two clusters (some unclustered), with
-    tied volumes and difficulties; and another account's keywords with the same texts."""
+    """The tenant's keywords on two sites, three sectors and two clusters, one archived (some
+    keywords unclustered), with tied volumes and difficulties; and another account's keywords with
+    the same texts."""
 
     site: Site
     second_site: Site
@@ -53,7 +54,7 @@ class Listing:
 def listing(planner, second_site, other_tenant) -> Listing:
     other_sector = make_sector(planner.tenant)
     second_sector = second_site.sectors.get()
-    clusters = [make_cluster(planner.tenant, sector=planner.sector, name="Shoes"), make_cluster(planner.tenant, site=second_site, name="Socks")]
+    clusters = [make_cluster(planner.tenant, sector=planner.sector, name="Shoes"), make_cluster(planner.tenant, site=second_site, name="Socks", status="archived")]
     places = [(planner.site, planner.sector, clusters[0]), (planner.site, other_sector, None), (second_site, second_sector, clusters[1]), (planner.site, planner.sector, None)]
     for n, text in enumerate(TEXTS * 2):
         site, sector, cluster = places[n % len(places)]
