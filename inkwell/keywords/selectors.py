@@ -12,6 +12,9 @@
 - The difficulty band's label is looked up in ``DIFFICULTY_LABELS`` (one tuple index per row).
   A SQL ``CASE`` would give the same labels, but compiling its expressions cost more Python time
   per request (about 1.5 ms) than the whole page's SQL.
+- The pieces of that SQL that know no keyword (``icontains_condition``, ``sql_order_by``,
+  ``column_converters`` and their kin) serve the planner's keyword list too, which is above
+  this app in the layers.
 """
 
 import functools
@@ -20,6 +23,7 @@ from dataclasses import dataclass
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models import Model
 from rest_framework.exceptions import NotFound
 
 from inkwell.keywords.models import BAND_RANGES, DIFFICULTY_LABELS, SeedKeyword, SeedKeywordStats
@@ -87,10 +91,9 @@ def _sql_conditions(filters: LibraryFilters, *, table: str, band_column: str | N
             params.append(filters.difficulty)
     if band_column is None:
         if filters.search:
-            # Django's icontains, so that the trigram index on UPPER(keyword::text) serves it on PostgreSQL.
-            column = connection.ops.lookup_cast("icontains", "CharField") % f"{table}.keyword"
-            conditions.append(f"{column} {connection.operators['icontains'] % '%s'}")
-            params.append(f"%{connection.ops.prep_for_like_query(filters.search)}%")
+            condition, param = icontains_condition(f"{table}.keyword", filters.search)
+            conditions.append(condition)
+            params.append(param)
         if filters.volume_min is not None:
             conditions.append(f"{table}.volume >= %s")
             params.append(filters.volume_min)
@@ -100,11 +103,18 @@ def _sql_conditions(filters: LibraryFilters, *, table: str, band_column: str | N
     return conditions, params
 
 
-def _table(model) -> str:
+def icontains_condition(column: str, text: str) -> tuple[str, str]:
+    """Django's own ``icontains`` of ``text`` on a text ``column``, as SQL and its parameter: on
+    PostgreSQL ``UPPER(column::text) LIKE UPPER(%s)``, which a trigram index on that expression serves."""
+    cast = connection.ops.lookup_cast("icontains", "CharField") % column
+    return f"{cast} {connection.operators['icontains'] % '%s'}", f"%{connection.ops.prep_for_like_query(text)}%"
+
+
+def quoted_table(model) -> str:
     return connection.ops.quote_name(model._meta.db_table)
 
 
-def _where(conditions: list[str]) -> str:
+def sql_where(conditions: list[str]) -> str:
     return f"WHERE {' AND '.join(conditions)}" if conditions else ""
 
 
@@ -113,39 +123,39 @@ def library_count(filters: LibraryFilters) -> int:
         return 0
     if filters.needs_keyword_count:
         conditions, params = _sql_conditions(filters, table="k", band_column=None)
-        statement = f"SELECT COUNT(*) FROM {_table(SeedKeyword)} k {_where(conditions)}"
+        statement = f"SELECT COUNT(*) FROM {quoted_table(SeedKeyword)} k {sql_where(conditions)}"
     else:
         conditions, params = _sql_conditions(filters, table="t", band_column="difficulty_band")
-        statement = f"SELECT SUM(t.total) FROM {_table(SeedKeywordStats)} t {_where(conditions)}"
+        statement = f"SELECT SUM(t.total) FROM {quoted_table(SeedKeywordStats)} t {sql_where(conditions)}"
     with connection.cursor() as cursor:
         cursor.execute(statement, params)
         return cursor.fetchone()[0] or 0
 
 
-def _order_by(ordering: str) -> list:
-    """The requested order, with id in the same direction as the tie-breaker (stable pages)."""
-    descending = ordering.startswith("-")
-    field = ordering.lstrip("-")
-    return [f"-{field}", "-id"] if descending else [field, "id"]
+def sql_order_by(ordering: str, table: str) -> str:
+    """``ORDER BY``'s terms for ``ordering`` (a column, a leading ``-`` for descending) on ``table``,
+    with id in the same direction as the tie-breaker (stable pages)."""
+    direction = "DESC" if ordering.startswith("-") else "ASC"
+    return f"{table}.{ordering.lstrip('-')} {direction}, {table}.id {direction}"
 
 
-def _sql_order_by(ordering: str, table: str) -> str:
-    return ", ".join(f"{table}.{name.lstrip('-')} {'DESC' if name.startswith('-') else 'ASC'}" for name in _order_by(ordering))
+# A column of a plain SQL statement: (table alias, model, field name or attname).
+Column = tuple[str, type[Model], str]
 
-
-# The page's columns in LIBRARY_ITEM_FIELDS' order: (table alias, model, field name).
-_PAGE_COLUMNS = tuple(
+# The page's columns in LIBRARY_ITEM_FIELDS' order.
+_PAGE_COLUMNS: tuple[Column, ...] = tuple(
     ("s", IndustrySector, "name") if name == "industry_sector_name" else ("k", SeedKeyword, name) for name in LIBRARY_ITEM_FIELDS
 )
 
 
 @functools.lru_cache(maxsize=64)
-def _page_converters(database: BaseDatabaseWrapper) -> list[tuple[int, list]]:
-    """The converters the ORM would apply to each column on this database (SQLite's booleans and
-    datetimes; none on PostgreSQL), as the compiler's ``apply_converters`` runs them. Found once
-    per connection object (one per thread): looking them up cost more than the page's rows."""
+def column_converters(columns: tuple[Column, ...], database: BaseDatabaseWrapper) -> list[tuple[int, list]]:
+    """The converters the ORM would apply to each of ``columns`` on this database (SQLite's
+    booleans and datetimes; none on PostgreSQL), as the compiler's ``apply_converters`` runs them.
+    Found once per statement's columns and connection object (one per thread): looking them up
+    cost more than a page's rows."""
     converters = []
-    for index, (alias, model, name) in enumerate(_PAGE_COLUMNS):
+    for index, (alias, model, name) in enumerate(columns):
         column = model._meta.get_field(name).get_col(alias)
         found = database.ops.get_db_converters(column) + column.get_db_converters(database)
         if found:
@@ -153,31 +163,43 @@ def _page_converters(database: BaseDatabaseWrapper) -> list[tuple[int, list]]:
     return converters
 
 
+def sql_columns(columns: tuple[Column, ...]) -> str:
+    return ", ".join(f"{alias}.{model._meta.get_field(name).column}" for alias, model, name in columns)
+
+
+def converted_rows(rows: list[tuple], columns: tuple[Column, ...]) -> list[tuple | list]:
+    """``rows`` of ``columns`` (from ``cursor.fetchall()``) with the values the ORM would give."""
+    database = connections[DEFAULT_DB_ALIAS]
+    converters = column_converters(columns, database)
+    if not converters:
+        return rows
+    converted = []
+    for row in rows:
+        row = list(row)
+        for index, found in converters:
+            for converter, column in found:
+                row[index] = converter(row[index], column, database)
+        converted.append(row)
+    return converted
+
+
 def library_page(filters: LibraryFilters, offset: int, limit: int) -> list[dict]:
     """One page of items in the requested order, in one statement (see the module docstring)."""
     if filters.sector_ids == () or limit <= 0:
         return []
     conditions, params = _sql_conditions(filters, table="k", band_column=None)
-    columns = ", ".join(f"{alias}.{model._meta.get_field(name).column}" for alias, model, name in _PAGE_COLUMNS)
-    keywords = _table(SeedKeyword)
+    keywords = quoted_table(SeedKeyword)
     statement = (
-        f"SELECT {columns} FROM {keywords} k INNER JOIN {_table(IndustrySector)} s ON s.id = k.industry_sector_id "
-        f"WHERE k.id IN (SELECT k.id FROM {keywords} k {_where(conditions)} ORDER BY {_sql_order_by(filters.ordering, 'k')} "
-        f"LIMIT %s OFFSET %s) ORDER BY {_sql_order_by(filters.ordering, 'k')}"
+        f"SELECT {sql_columns(_PAGE_COLUMNS)} FROM {keywords} k INNER JOIN {quoted_table(IndustrySector)} s ON s.id = k.industry_sector_id "
+        f"WHERE k.id IN (SELECT k.id FROM {keywords} k {sql_where(conditions)} ORDER BY {sql_order_by(filters.ordering, 'k')} "
+        f"LIMIT %s OFFSET %s) ORDER BY {sql_order_by(filters.ordering, 'k')}"
     )
     with connection.cursor() as cursor:
         cursor.execute(statement, [*params, limit, offset])
         rows = cursor.fetchall()
-    database = connections[DEFAULT_DB_ALIAS]
-    converters = _page_converters(database)
     difficulty = LIBRARY_ITEM_FIELDS.index("difficulty")
     items = []
-    for row in rows:
-        if converters:
-            row = list(row)
-            for index, column_converters in converters:
-                for converter, column in column_converters:
-                    row[index] = converter(row[index], column, database)
+    for row in converted_rows(rows, _PAGE_COLUMNS):
         item = dict(zip(LIBRARY_ITEM_FIELDS, row, strict=True))
         item["difficulty"] = DIFFICULTY_LABELS[row[difficulty]]  # the spec's name for the band
         items.append(item)
@@ -217,13 +239,13 @@ def _sector_totals(sector_ids: tuple[int, ...] | None) -> list[tuple]:
     list's count is (the module docstring)."""
     if sector_ids == ():
         return []
-    sectors = _table(IndustrySector)
+    sectors = quoted_table(IndustrySector)
     where = f"WHERE t.industry_sector_id IN ({', '.join(['%s'] * len(sector_ids))})" if sector_ids is not None else ""
     statement = (
         "SELECT t.industry_sector_id, s.name, s.description, SUM(t.total),"
         " COALESCE(SUM(CASE WHEN t.is_paid THEN t.total ELSE 0 END), 0),"
         " COALESCE(SUM(CASE WHEN t.is_high_opportunity THEN t.total ELSE 0 END), 0)"
-        f" FROM {_table(SeedKeywordStats)} t INNER JOIN {sectors} s ON s.id = t.industry_sector_id {where}"
+        f" FROM {quoted_table(SeedKeywordStats)} t INNER JOIN {sectors} s ON s.id = t.industry_sector_id {where}"
         " GROUP BY t.industry_sector_id, s.name, s.description ORDER BY s.name, t.industry_sector_id"
     )
     with connection.cursor() as cursor:

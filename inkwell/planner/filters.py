@@ -6,6 +6,7 @@ from django.db.models import QuerySet
 from inkwell.api.filters import ChoiceFilter, FilterSet, IntegerFilter, RangeCheckedForm, TextFilter, row_id_filter
 from inkwell.keywords.models import MAX_VOLUME
 from inkwell.planner.models import Cluster, ClusterStatus, ContentIdea, IdeaStatus, Keyword, KeywordStatus
+from inkwell.planner.selectors import DEFAULT_KEYWORD_ORDERING, KeywordListFilters
 from inkwell.planner.serializers import INVALID_STATUS
 
 MAX_SEARCH_LENGTH = 100
@@ -60,6 +61,26 @@ class KeywordFilter(FilterSet):
         model = Keyword
         form = KeywordFilterForm
         fields = ["site_id", "sector_id", "cluster_id", "status"]
+
+
+def keyword_list_filters(query: dict, *, account_id: int, site_ids: frozenset[int] | None) -> KeywordListFilters:
+    """The selectors' filters from a ``KeywordFilter`` query's cleaned data, for the caller who may
+    see ``site_ids`` of the account (None: every site). A value the FilterSet leaves off (empty) is
+    no filter here either."""
+    return KeywordListFilters(
+        account_id=account_id,
+        site_ids=site_ids,
+        site_id=query.get("site_id"),
+        sector_id=query.get("sector_id"),
+        cluster_id=query.get("cluster_id"),
+        status=query.get("status") or "",
+        difficulty_min=query.get("difficulty_min"),
+        difficulty_max=query.get("difficulty_max"),
+        volume_min=query.get("volume_min"),
+        volume_max=query.get("volume_max"),
+        search=query.get("search") or "",
+        ordering=query.get("ordering") or DEFAULT_KEYWORD_ORDERING,
+    )
 
 
 class ClusterFilter(FilterSet):

@@ -1,13 +1,19 @@
 """Reads of the planner: the lists' querysets, and the counts other apps ask for (plan usage,
-the keywords library's ``sector_stats.added``)."""
+the keywords library's ``sector_stats.added``).
+
+The API's keyword list is plain SQL (``KeywordListPage``), as the keywords library's is: building
+and compiling its queryset cost the ORM about three times the Python time PostgreSQL spent
+running it (NOTES-fast-planner.md). ``KeywordFilter`` still validates the query.
+"""
 
 from dataclasses import dataclass
 
-from django.db import models
-from django.db.models import Count, F, QuerySet, Sum
+from django.db import connection, models
+from django.db.models import Count, QuerySet, Sum
 from django.db.models.functions import Coalesce
 
 from inkwell.keywords.models import DIFFICULTY_LABELS, SeedKeyword
+from inkwell.keywords.selectors import Column, converted_rows, icontains_condition, quoted_table, sql_columns, sql_order_by, sql_where
 from inkwell.planner.models import Cluster, ContentIdea, Keyword
 from inkwell.tenancy.models import Account, Sector, Site
 
@@ -76,10 +82,108 @@ KEYWORD_LIST_FIELDS = (
 )
 
 
-def keyword_list_rows(keywords: QuerySet) -> QuerySet:
-    """The list's rows as plain dicts from ``.values()``: the list is read far more often than
-    written, and the serializer cost more than the query. ``with_difficulty_band`` completes a page."""
-    return keywords.annotate(cluster_name=F("cluster__name")).values(*KEYWORD_LIST_FIELDS)
+# Keyword.Meta.ordering, the list's order when none is asked for.
+DEFAULT_KEYWORD_ORDERING = "-created_at"
+
+# The list's columns in KEYWORD_LIST_FIELDS' order; a keyword without a cluster has no cluster_name.
+_KEYWORD_LIST_COLUMNS: tuple[Column, ...] = tuple(
+    ("c", Cluster, "name") if name == "cluster_name" else ("k", Keyword, name) for name in KEYWORD_LIST_FIELDS
+)
+
+
+@dataclass(frozen=True)
+class KeywordListFilters:
+    """Whose keywords the list may show (the account, and the sites the caller may touch: None for
+    every site), and the query's filters (``filters.keyword_list_filters``)."""
+
+    account_id: int
+    site_ids: frozenset[int] | None
+    site_id: int | None = None
+    sector_id: int | None = None
+    cluster_id: int | None = None
+    status: str = ""
+    difficulty_min: int | None = None
+    difficulty_max: int | None = None
+    volume_min: int | None = None
+    volume_max: int | None = None
+    search: str = ""
+    ordering: str = DEFAULT_KEYWORD_ORDERING
+
+    @property
+    def sees_no_site(self) -> bool:
+        return self.site_ids is not None and not self.site_ids
+
+
+def _keyword_conditions(filters: KeywordListFilters) -> tuple[list[str], list]:
+    """The tenancy scope and the filters as SQL conditions on the keywords (alias ``k``), and their parameters."""
+    conditions, params = ["k.account_id = %s"], [filters.account_id]
+    if filters.site_ids is not None:
+        conditions.append(f"k.site_id IN ({', '.join(['%s'] * len(filters.site_ids))})")
+        params += sorted(filters.site_ids)
+    for column, value in (("site_id", filters.site_id), ("sector_id", filters.sector_id), ("cluster_id", filters.cluster_id)):
+        if value is not None:
+            conditions.append(f"k.{column} = %s")
+            params.append(value)
+    if filters.status:
+        conditions.append("k.status = %s")
+        params.append(filters.status)
+    for column, operator, value in (
+        ("difficulty", ">=", filters.difficulty_min),
+        ("difficulty", "<=", filters.difficulty_max),
+        ("volume", ">=", filters.volume_min),
+        ("volume", "<=", filters.volume_max),
+    ):
+        if value is not None:
+            conditions.append(f"k.{column} {operator} %s")
+            params.append(value)
+    if filters.search:
+        condition, param = icontains_condition("k.keyword", filters.search)
+        conditions.append(condition)
+        params.append(param)
+    return conditions, params
+
+
+def keyword_list_count(*, filters: KeywordListFilters) -> int:
+    if filters.sees_no_site:
+        return 0
+    conditions, params = _keyword_conditions(filters)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT COUNT(*) FROM {quoted_table(Keyword)} k {sql_where(conditions)}", params)
+        return cursor.fetchone()[0]
+
+
+def keyword_list_page(*, filters: KeywordListFilters, offset: int, limit: int) -> list[dict]:
+    """One page of the list's rows (``KEYWORD_LIST_FIELDS``, then ``difficulty_band``), in the
+    requested order, in one statement."""
+    if filters.sees_no_site or limit <= 0:
+        return []
+    conditions, params = _keyword_conditions(filters)
+    statement = (
+        f"SELECT {sql_columns(_KEYWORD_LIST_COLUMNS)} FROM {quoted_table(Keyword)} k "
+        f"LEFT OUTER JOIN {quoted_table(Cluster)} c ON c.id = k.cluster_id {sql_where(conditions)} "
+        f"ORDER BY {sql_order_by(filters.ordering, 'k')} LIMIT %s OFFSET %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(statement, [*params, limit, offset])
+        rows = cursor.fetchall()
+    return with_difficulty_band([dict(zip(KEYWORD_LIST_FIELDS, row, strict=True)) for row in converted_rows(rows, _KEYWORD_LIST_COLUMNS)])
+
+
+class KeywordListPage:
+    """What the paginator pages through: ``count()`` and slices of the list's rows."""
+
+    def __init__(self, filters: KeywordListFilters):
+        self.filters = filters
+
+    def count(self) -> int:
+        return keyword_list_count(filters=self.filters)
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __getitem__(self, window: slice) -> list[dict]:
+        start = window.start or 0
+        return keyword_list_page(filters=self.filters, offset=start, limit=window.stop - start)
 
 
 def with_difficulty_band(rows: list[dict]) -> list[dict]:

@@ -3,6 +3,7 @@ from rest_framework import mixins
 from rest_framework.decorators import action
 
 from inkwell.api.envelope import created, ok
+from inkwell.api.filters import validated_filter_query
 from inkwell.api.idempotency import idempotent
 from inkwell.api.schema import ErrorEnvelopeSerializer
 from inkwell.api.views import FiltersTheListOnlyMixin, validated
@@ -10,8 +11,9 @@ from inkwell.jobs.serializers import JobStartedSerializer
 from inkwell.jobs.views import job_accepted
 from inkwell.planner import selectors, services
 from inkwell.planner import serializers as s
-from inkwell.planner.filters import ClusterFilter, IdeaFilter, KeywordFilter
+from inkwell.planner.filters import ClusterFilter, IdeaFilter, KeywordFilter, keyword_list_filters
 from inkwell.planner.models import Cluster, ContentIdea, Keyword
+from inkwell.tenancy.access import accessible_site_ids
 from inkwell.tenancy.viewsets import AccountScopedViewSet
 
 PAYMENT_REQUIRED = {402: ErrorEnvelopeSerializer}
@@ -36,8 +38,11 @@ class KeywordViewSet(PlannerViewSet):
 
     @extend_schema(responses={200: s.KeywordSerializer(many=True)})
     def list(self, request):
-        keywords = self.filter_queryset(self.get_queryset())
-        return self.get_paginated_response(selectors.with_difficulty_band(self.paginate_queryset(selectors.keyword_list_rows(keywords))))
+        # The FilterSet validates the query; the rows are read in plain SQL scoped to the caller's
+        # account and sites (selectors.KeywordListPage), not through get_queryset.
+        query = validated_filter_query(KeywordFilter, request.query_params)
+        filters = keyword_list_filters(query, account_id=request.account.pk, site_ids=accessible_site_ids(request))
+        return self.get_paginated_response(self.paginate_queryset(selectors.KeywordListPage(filters)))
 
     @extend_schema(request=s.KeywordCreateInputSerializer, responses={201: s.KeywordSerializer, **PAYMENT_REQUIRED})
     def create(self, request):

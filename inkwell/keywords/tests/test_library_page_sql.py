@@ -22,11 +22,12 @@ def test_a_page_has_the_orm_types_of_its_values_on_this_database(library):
 
 def test_a_pages_converters_are_looked_up_once_per_connection(library):
     selectors.library_page(LibraryFilters(), 0, 5)
-    looked_up = selectors._page_converters.cache_info().misses
+    looked_up = selectors.column_converters.cache_info().misses
     for offset in (5, 10, 15):
         selectors.library_page(LibraryFilters(), offset, 5)
-    assert selectors._page_converters.cache_info().misses == looked_up
-    assert selectors._page_converters(connections[DEFAULT_DB_ALIAS]) is selectors._page_converters(connections[DEFAULT_DB_ALIAS])
+    assert selectors.column_converters.cache_info().misses == looked_up
+    database = connections[DEFAULT_DB_ALIAS]
+    assert selectors.column_converters(selectors._PAGE_COLUMNS, database) is selectors.column_converters(selectors._PAGE_COLUMNS, database)
 
 
 def test_sector_totals_are_the_sums_of_each_sectors_keywords(library, tenant):
