@@ -17,7 +17,9 @@ result is each target's median requests per second and its share of the bare Dja
 same run. Every answer must be a 200 with the expected body, else the exit code is 1.
 
 Inkwell's data: one account (owner), one site with 12 planner keywords, 40 notifications of which
-10 are read. The database is ``DATABASE_URL`` (default below), migrated; the bench's rows get a
+10 are read, a running job and a running automation run. The JSON endpoints are called with the
+owner's Bearer token; the console's polled fragments (the bell, a job's progress, a run's live
+part) with the owner's session cookie and ``HX-Request``, as htmx polls them. The database is ``DATABASE_URL`` (default below), migrated; the bench's rows get a
 unique e-mail, and the cache keys a unique prefix, so the database and Redis may be shared.
 """
 
@@ -57,6 +59,12 @@ def seed() -> dict:
     import django
 
     django.setup()
+    from django.conf import settings
+    from django.test import Client
+
+    from inkwell.automation.models import RunStatus
+    from inkwell.automation.tests.factories import make_run
+    from inkwell.jobs.models import Job, JobStatus
     from inkwell.notifications.models import NotificationReceipt
     from inkwell.notifications.services import notify
     from inkwell.planner.tests.factories import make_keyword, make_seed_keywords, make_sector
@@ -81,7 +89,22 @@ def seed() -> dict:
     NotificationReceipt.objects.bulk_create(
         NotificationReceipt(account=account, notification=notification, user=owner, read_at=notification.created_at) for notification in notifications[:10]
     )
-    return {"token": tokens.issue_access_token(owner).token, "site_id": site.pk, "unread": 30, "keywords": 12}
+    job = Job.objects.create(account=account, site=site, kind="planner.cluster_keywords", status=JobStatus.RUNNING, progress_message="Clustering")
+    run = make_run(tenant, status=RunStatus.RUNNING)
+    browser, baseline_browser = Client(), Client()
+    browser.force_login(owner)  # a session as the console's sign-in makes one
+    # A checkout from before PrincipalBackend (--baseline) knows only the sessions of ModelBackend.
+    baseline_browser.force_login(owner, backend="django.contrib.auth.backends.ModelBackend")
+    return {
+        "token": tokens.issue_access_token(owner).token,
+        "session": browser.cookies[settings.SESSION_COOKIE_NAME].value,
+        "baseline_session": baseline_browser.cookies[settings.SESSION_COOKIE_NAME].value,
+        "site_id": site.pk,
+        "job_id": job.pk,
+        "run_id": run.pk,
+        "unread": 30,
+        "keywords": 12,
+    }
 
 
 def ensure_wrk() -> str:
@@ -132,33 +155,41 @@ def running_server(command: list[str], env: dict, log_path: Path, health_url: st
         stop_process_group(process)
 
 
-def fetch(url: str, headers: dict) -> tuple[int, dict]:
+def fetch(url: str, headers: dict) -> tuple[int, bytes]:
     request = urllib.request.Request(url, headers=headers)
     with urllib.request.urlopen(request, timeout=5) as response:
-        return response.status, json.loads(response.read())
+        return response.status, response.read()
 
 
 def check_answers(targets: list[dict], seeded: dict) -> None:
     """Each target answers 200 with the body it should before it is loaded."""
     expected = {
-        "bare Django": lambda body: body["data"] == {"count": 0},
-        "bare DRF": lambda body: body["data"] == {"count": 0},
-        "unread-count": lambda body: body["data"] == {"count": seeded["unread"]},
-        "auth/me": lambda body: body["data"]["role"] == "owner" and body["data"]["account"]["id"] > 0,
-        "planner keywords": lambda body: body["count"] == seeded["keywords"] and len(body["results"]) == seeded["keywords"],
+        "bare Django": lambda body: json.loads(body)["data"] == {"count": 0},
+        "bare DRF": lambda body: json.loads(body)["data"] == {"count": 0},
+        "unread-count": lambda body: json.loads(body)["data"] == {"count": seeded["unread"]},
+        "auth/me": lambda body: json.loads(body)["data"]["role"] == "owner" and json.loads(body)["data"]["account"]["id"] > 0,
+        "planner keywords": lambda body: json.loads(body)["count"] == seeded["keywords"] and len(json.loads(body)["results"]) == seeded["keywords"],
+        "console bell": lambda body: f'aria-label="Notifications, {seeded["unread"]} unread"'.encode() in body,
+        "console job": lambda body: f'id="job-{seeded["job_id"]}"'.encode() in body and b'hx-trigger="every 1s"' in body,
+        "console run": lambda body: b'id="run-live"' in body and b'hx-trigger="every 1s"' in body,
     }
     for target in targets:
         status, body = fetch(target["url"], target["headers"])
-        if status != 200 or body.get("success") is not True or not expected[target["name"].removesuffix(BASELINE_SUFFIX)](body):
-            raise SystemExit(f"{target['name']}: unexpected answer {status} {body}")
+        if status != 200 or not expected[target["name"].removesuffix(BASELINE_SUFFIX)](body):
+            raise SystemExit(f"{target['name']}: unexpected answer {status} {body[:500]!r}")
 
 
 def inkwell_targets(base_url: str, seeded: dict, *, suffix: str) -> list[dict]:
     auth = {"Authorization": f"Bearer {seeded['token']}"}
+    session = seeded["baseline_session" if suffix == BASELINE_SUFFIX else "session"]
+    polled = {"Cookie": f"sessionid={session}", "HX-Request": "true"}  # as htmx polls a fragment
     return [
         {"name": f"unread-count{suffix}", "url": f"{base_url}/api/v1/notifications/unread-count/", "headers": auth},
         {"name": f"auth/me{suffix}", "url": f"{base_url}/api/v1/auth/me/", "headers": auth},
         {"name": f"planner keywords{suffix}", "url": f"{base_url}/api/v1/planner/keywords/?site_id={seeded['site_id']}", "headers": auth},
+        {"name": f"console bell{suffix}", "url": f"{base_url}/app/notifications/bell/", "headers": polled},
+        {"name": f"console job{suffix}", "url": f"{base_url}/app/jobs/{seeded['job_id']}/", "headers": polled},
+        {"name": f"console run{suffix}", "url": f"{base_url}/app/automation/runs/{seeded['run_id']}/?shown=running", "headers": polled},
     ]
 
 

@@ -3,7 +3,8 @@ the keywords library's ``sector_stats.added``).
 
 The API's keyword list is plain SQL (``KeywordListPage``), as the keywords library's is: building
 and compiling its queryset cost the ORM about three times the Python time PostgreSQL spent
-running it (NOTES-fast-planner.md). ``KeywordFilter`` still validates the query.
+running it (docs/benchmarks.md, "Light authenticated endpoints"). ``KeywordFilter`` still validates
+the query.
 """
 
 from dataclasses import dataclass
