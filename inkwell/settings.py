@@ -210,9 +210,9 @@ STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 WHITENOISE_USE_FINDERS = True
 
 SESSION_COOKIE_HTTPONLY = True
-# Sessions are rows in the database, read through the cache on Redis (a poll of a console fragment
-# then reads no session row); embedded, where the cache is itself a table, straight from their table.
-SESSION_ENGINE = "django.contrib.sessions.backends.cached_db" if REDIS_URL else "django.contrib.sessions.backends.db"
+# Rows in the database; on Redis read through the cache for PRINCIPAL_CACHE_SECONDS at most, and
+# never needing it (inkwell.tenancy.sessions). Embedded, where the cache is itself a table, the rows alone.
+SESSION_ENGINE = "inkwell.tenancy.sessions" if REDIS_URL else "django.contrib.sessions.backends.db"
 # The console (/app/) signs in with the session; the API keeps its bearer tokens.
 LOGIN_URL = "console:signin"
 LOGIN_REDIRECT_URL = "console:home"
