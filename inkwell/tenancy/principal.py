@@ -14,7 +14,8 @@ change and reset, deactivation). A token whose version differs from the cached o
 database, so a cache that missed an invalidation can never accept an older token than the database.
 
 On Redis a Bearer request reads its principal in the round trip that counts its rate-limit hit
-(``user_counting_hit``); the throttle then takes that count.
+(``user_counting_hit``); the throttle then takes that count. A session reads it through
+``tenancy.backends.PrincipalBackend`` (``session_user``).
 """
 
 import hashlib
