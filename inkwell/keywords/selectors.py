@@ -13,7 +13,7 @@
   A SQL ``CASE`` would give the same labels, but compiling its expressions cost more Python time
   per request (about 1.5 ms) than the whole page's SQL.
 - The pieces of that SQL that know no keyword (``icontains_condition``, ``sql_order_by``,
-  ``column_converters`` and their kin) serve the planner's keyword list too, which is above
+  ``fetched_rows`` and their kin) serve the planner's keyword list too, which is above
   this app in the layers.
 """
 
@@ -167,8 +167,11 @@ def sql_columns(columns: tuple[Column, ...]) -> str:
     return ", ".join(f"{alias}.{model._meta.get_field(name).column}" for alias, model, name in columns)
 
 
-def converted_rows(rows: list[tuple], columns: tuple[Column, ...]) -> list[tuple | list]:
-    """``rows`` of ``columns`` (from ``cursor.fetchall()``) with the values the ORM would give."""
+def fetched_rows(statement: str, params: list, columns: tuple[Column, ...]) -> list[tuple | list]:
+    """The rows of ``statement``, whose columns are ``columns``, with the values the ORM would give."""
+    with connection.cursor() as cursor:
+        cursor.execute(statement, params)
+        rows = cursor.fetchall()
     database = connections[DEFAULT_DB_ALIAS]
     converters = column_converters(columns, database)
     if not converters:
@@ -194,12 +197,9 @@ def library_page(filters: LibraryFilters, offset: int, limit: int) -> list[dict]
         f"WHERE k.id IN (SELECT k.id FROM {keywords} k {sql_where(conditions)} ORDER BY {sql_order_by(filters.ordering, 'k')} "
         f"LIMIT %s OFFSET %s) ORDER BY {sql_order_by(filters.ordering, 'k')}"
     )
-    with connection.cursor() as cursor:
-        cursor.execute(statement, [*params, limit, offset])
-        rows = cursor.fetchall()
     difficulty = LIBRARY_ITEM_FIELDS.index("difficulty")
     items = []
-    for row in converted_rows(rows, _PAGE_COLUMNS):
+    for row in fetched_rows(statement, [*params, limit, offset], _PAGE_COLUMNS):
         item = dict(zip(LIBRARY_ITEM_FIELDS, row, strict=True))
         item["difficulty"] = DIFFICULTY_LABELS[row[difficulty]]  # the spec's name for the band
         items.append(item)

@@ -14,7 +14,7 @@ from django.db.models import Count, QuerySet, Sum
 from django.db.models.functions import Coalesce
 
 from inkwell.keywords.models import DIFFICULTY_LABELS, SeedKeyword
-from inkwell.keywords.selectors import Column, converted_rows, icontains_condition, quoted_table, sql_columns, sql_order_by, sql_where
+from inkwell.keywords.selectors import Column, fetched_rows, icontains_condition, quoted_table, sql_columns, sql_order_by, sql_where
 from inkwell.planner.models import Cluster, ContentIdea, Keyword
 from inkwell.tenancy.models import Account, Sector, Site
 
@@ -175,10 +175,8 @@ def keyword_list_page(*, filters: KeywordListFilters, offset: int, limit: int) -
         f"LEFT OUTER JOIN {quoted_table(Cluster)} c ON c.id = k.cluster_id {sql_where(conditions)} "
         f"ORDER BY {sql_order_by(filters.ordering, 'k')} LIMIT %s OFFSET %s"
     )
-    with connection.cursor() as cursor:
-        cursor.execute(statement, [*params, limit, offset])
-        rows = cursor.fetchall()
-    return with_difficulty_band([dict(zip(KEYWORD_LIST_FIELDS, row, strict=True)) for row in converted_rows(rows, _KEYWORD_LIST_COLUMNS)])
+    rows = fetched_rows(statement, [*params, limit, offset], _KEYWORD_LIST_COLUMNS)
+    return with_difficulty_band([dict(zip(KEYWORD_LIST_FIELDS, row, strict=True)) for row in rows])
 
 
 class KeywordListPage:
