@@ -19,8 +19,9 @@ same run. Every answer must be a 200 with the expected body, else the exit code 
 Inkwell's data: one account (owner), one site with 12 planner keywords, 40 notifications of which
 10 are read, a running job and a running automation run. The JSON endpoints are called with the
 owner's Bearer token; the console's polled fragments (the bell, a job's progress, a run's live
-part) with the owner's session cookie and ``HX-Request``, as htmx polls them. The database is ``DATABASE_URL`` (default below), migrated; the bench's rows get a
-unique e-mail, and the cache keys a unique prefix, so the database and Redis may be shared.
+part) with the owner's session cookie and ``HX-Request``, as htmx polls them. The database is
+``DATABASE_URL`` (default below), migrated; the bench's rows get a unique e-mail, and the cache
+keys a unique prefix, so the database and Redis may be shared.
 """
 
 from __future__ import annotations
@@ -97,8 +98,8 @@ def seed() -> dict:
     baseline_browser.force_login(owner, backend="django.contrib.auth.backends.ModelBackend")
     return {
         "token": tokens.issue_access_token(owner).token,
-        "session": browser.cookies[settings.SESSION_COOKIE_NAME].value,
-        "baseline_session": baseline_browser.cookies[settings.SESSION_COOKIE_NAME].value,
+        "session_cookie": f"{settings.SESSION_COOKIE_NAME}={browser.cookies[settings.SESSION_COOKIE_NAME].value}",
+        "baseline_session_cookie": f"{settings.SESSION_COOKIE_NAME}={baseline_browser.cookies[settings.SESSION_COOKIE_NAME].value}",
         "site_id": site.pk,
         "job_id": job.pk,
         "run_id": run.pk,
@@ -181,8 +182,8 @@ def check_answers(targets: list[dict], seeded: dict) -> None:
 
 def inkwell_targets(base_url: str, seeded: dict, *, suffix: str) -> list[dict]:
     auth = {"Authorization": f"Bearer {seeded['token']}"}
-    session = seeded["baseline_session" if suffix == BASELINE_SUFFIX else "session"]
-    polled = {"Cookie": f"sessionid={session}", "HX-Request": "true"}  # as htmx polls a fragment
+    cookie = seeded["baseline_session_cookie" if suffix == BASELINE_SUFFIX else "session_cookie"]
+    polled = {"Cookie": cookie, "HX-Request": "true"}  # as htmx polls a fragment
     return [
         {"name": f"unread-count{suffix}", "url": f"{base_url}/api/v1/notifications/unread-count/", "headers": auth},
         {"name": f"auth/me{suffix}", "url": f"{base_url}/api/v1/auth/me/", "headers": auth},
