@@ -71,7 +71,7 @@ def _sql_conditions(filters: LibraryFilters, *, table: str, band_column: str | N
     has no keyword or volume to filter."""
     conditions, params = [], []
     if filters.sector_ids is not None:
-        conditions.append(f"{table}.industry_sector_id IN ({', '.join(['%s'] * len(filters.sector_ids))})")
+        conditions.append(in_condition(f"{table}.industry_sector_id", len(filters.sector_ids)))
         params += filters.sector_ids
     if filters.country:
         conditions.append(f"{table}.country = %s")
@@ -112,6 +112,11 @@ def icontains_condition(column: str, text: str) -> tuple[str, str]:
 
 def quoted_table(model) -> str:
     return connection.ops.quote_name(model._meta.db_table)
+
+
+def in_condition(column: str, count: int) -> str:
+    """``column IN (%s, ...)`` with ``count`` placeholders (``count`` at least 1)."""
+    return f"{column} IN ({', '.join(['%s'] * count)})"
 
 
 def sql_where(conditions: list[str]) -> str:
@@ -206,8 +211,26 @@ def library_page(filters: LibraryFilters, offset: int, limit: int) -> list[dict]
     return items
 
 
-class LibraryPage:
-    """What the paginator pages through: exact ``count()`` and slices fetched as a deferred join."""
+class PagedRows:
+    """What the paginator pages through when a list is plain SQL: ``count()`` and slices, each one
+    statement of the subclass (``rows``)."""
+
+    def count(self) -> int:
+        raise NotImplementedError
+
+    def rows(self, offset: int, limit: int) -> list[dict]:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __getitem__(self, window: slice) -> list[dict]:
+        start = window.start or 0
+        return self.rows(start, window.stop - start)
+
+
+class LibraryPage(PagedRows):
+    """The library: exact ``count()`` and slices fetched as a deferred join."""
 
     def __init__(self, filters: LibraryFilters):
         self.filters = filters
@@ -215,11 +238,8 @@ class LibraryPage:
     def count(self) -> int:
         return library_count(self.filters)
 
-    def __len__(self) -> int:
-        return self.count()
-
-    def __getitem__(self, window: slice) -> list[dict]:
-        return library_page(self.filters, window.start or 0, window.stop - (window.start or 0))
+    def rows(self, offset: int, limit: int) -> list[dict]:
+        return library_page(self.filters, offset, limit)
 
 
 # Keywords an account has added to its workflow, by industry sector. The planner registers the
@@ -240,7 +260,7 @@ def _sector_totals(sector_ids: tuple[int, ...] | None) -> list[tuple]:
     if sector_ids == ():
         return []
     sectors = quoted_table(IndustrySector)
-    where = f"WHERE t.industry_sector_id IN ({', '.join(['%s'] * len(sector_ids))})" if sector_ids is not None else ""
+    where = f"WHERE {in_condition('t.industry_sector_id', len(sector_ids))}" if sector_ids is not None else ""
     statement = (
         "SELECT t.industry_sector_id, s.name, s.description, SUM(t.total),"
         " COALESCE(SUM(CASE WHEN t.is_paid THEN t.total ELSE 0 END), 0),"

@@ -14,7 +14,7 @@ from django.db.models import Count, QuerySet, Sum
 from django.db.models.functions import Coalesce
 
 from inkwell.keywords.models import DIFFICULTY_LABELS, SeedKeyword
-from inkwell.keywords.selectors import Column, fetched_rows, icontains_condition, quoted_table, sql_columns, sql_order_by, sql_where
+from inkwell.keywords.selectors import Column, PagedRows, fetched_rows, icontains_condition, in_condition, quoted_table, sql_columns, sql_order_by, sql_where
 from inkwell.planner.models import Cluster, ContentIdea, Keyword
 from inkwell.tenancy.models import Account, Sector, Site
 
@@ -73,7 +73,7 @@ def added_by_industry_sector(account: Account, site: Site | None, sector_ids: li
     for it on every request, and its queryset cost more Python time than the statement."""
     if not sector_ids:
         return {}
-    conditions = ["k.account_id = %s", f"s.industry_sector_id IN ({', '.join(['%s'] * len(sector_ids))})"]
+    conditions = ["k.account_id = %s", in_condition("s.industry_sector_id", len(sector_ids))]
     params = [account.pk, *sector_ids]
     if site is not None:
         conditions.append("k.site_id = %s")
@@ -130,7 +130,7 @@ def _keyword_conditions(filters: KeywordListFilters) -> tuple[list[str], list]:
     """The tenancy scope and the filters as SQL conditions on the keywords (alias ``k``), and their parameters."""
     conditions, params = ["k.account_id = %s"], [filters.account_id]
     if filters.site_ids is not None:
-        conditions.append(f"k.site_id IN ({', '.join(['%s'] * len(filters.site_ids))})")
+        conditions.append(in_condition("k.site_id", len(filters.site_ids)))
         params += sorted(filters.site_ids)
     for column, value in (("site_id", filters.site_id), ("sector_id", filters.sector_id), ("cluster_id", filters.cluster_id)):
         if value is not None:
@@ -179,8 +179,8 @@ def keyword_list_page(*, filters: KeywordListFilters, offset: int, limit: int) -
     return with_difficulty_band([dict(zip(KEYWORD_LIST_FIELDS, row, strict=True)) for row in rows])
 
 
-class KeywordListPage:
-    """What the paginator pages through: ``count()`` and slices of the list's rows."""
+class KeywordListPage(PagedRows):
+    """The API's keyword list: ``count()`` and slices of its rows."""
 
     def __init__(self, filters: KeywordListFilters):
         self.filters = filters
@@ -188,12 +188,8 @@ class KeywordListPage:
     def count(self) -> int:
         return keyword_list_count(filters=self.filters)
 
-    def __len__(self) -> int:
-        return self.count()
-
-    def __getitem__(self, window: slice) -> list[dict]:
-        start = window.start or 0
-        return keyword_list_page(filters=self.filters, offset=start, limit=window.stop - start)
+    def rows(self, offset: int, limit: int) -> list[dict]:
+        return keyword_list_page(filters=self.filters, offset=offset, limit=limit)
 
 
 def with_difficulty_band(rows: list[dict]) -> list[dict]:

@@ -31,6 +31,12 @@ def bearer_client(user: User, *, access: str | None = None) -> APIClient:
     return client
 
 
+def owner_changes(tenant, user: User, **fields) -> None:
+    """The owner changes ``user`` through the API (``PATCH /auth/users/{id}/``)."""
+    response = bearer_client(tenant.owner).patch(f"/api/v1/auth/users/{user.pk}/", fields, format="json")
+    assert response.status_code == 200
+
+
 def me(client) -> dict:
     response = client.get(ME)
     assert response.status_code == 200, response.content
@@ -92,8 +98,7 @@ def test_a_role_change_shows_on_the_next_request(tenant):
     # Renaming the account is for owners and admins.
     assert editor.patch(ACCOUNT, {"name": "By the editor"}, format="json").status_code == 403
 
-    response = bearer_client(tenant.owner).patch(f"/api/v1/auth/users/{tenant.editor.pk}/", {"role": "admin"}, format="json")
-    assert response.status_code == 200
+    owner_changes(tenant, tenant.editor, role="admin")
 
     assert me(editor)["role"] == "admin"
     assert editor.patch(ACCOUNT, {"name": "By the new admin"}, format="json").status_code == 200
@@ -103,8 +108,7 @@ def test_deactivation_refuses_the_users_token_at_once(tenant):
     viewer = bearer_client(tenant.viewer)
     me(viewer)
 
-    response = bearer_client(tenant.owner).patch(f"/api/v1/auth/users/{tenant.viewer.pk}/", {"is_active": False}, format="json")
-    assert response.status_code == 200
+    owner_changes(tenant, tenant.viewer, is_active=False)
 
     assert viewer.get(ME).status_code == 401
     assert not cached(tenant.viewer)
@@ -266,8 +270,7 @@ def test_a_sessions_role_change_shows_on_its_next_request(tenant):
     editor = session_client(tenant.editor)
     assert me(editor)["role"] == "editor"
 
-    response = bearer_client(tenant.owner).patch(f"/api/v1/auth/users/{tenant.editor.pk}/", {"role": "admin"}, format="json")
-    assert response.status_code == 200
+    owner_changes(tenant, tenant.editor, role="admin")
 
     assert me(editor)["role"] == "admin"
 
@@ -276,8 +279,7 @@ def test_a_deactivated_users_session_is_refused_on_its_next_request(tenant):
     viewer = session_client(tenant.viewer)
     me(viewer)
 
-    response = bearer_client(tenant.owner).patch(f"/api/v1/auth/users/{tenant.viewer.pk}/", {"is_active": False}, format="json")
-    assert response.status_code == 200
+    owner_changes(tenant, tenant.viewer, is_active=False)
 
     assert viewer.get(ME).status_code == 401
     assert viewer.get("/app/notifications/bell/").status_code == 302  # to the sign-in page
