@@ -4,6 +4,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
 from inkwell.api.envelope import Enveloped
+from inkwell.api.sql import LARGEST_SQL_INTEGER
 
 MAX_PAGE_SIZE = 100
 
@@ -19,9 +20,6 @@ def _positive_int(request, name: str) -> int | None:
     if value < 1:
         raise ValidationError({name: ["Ensure this value is greater than or equal to 1"]})
     return value
-
-
-LARGEST_SQL_INTEGER = 2**63 - 1
 
 
 class RowsFirstPaginator(Paginator):

@@ -7,7 +7,10 @@ engine runs) over live data.
 from datetime import datetime
 from itertools import groupby
 
-from inkwell.automation.models import ACTIVE_RUN_STATUSES, AutomationRun
+from django.db import connection
+
+from inkwell.api.sql import LARGEST_SQL_INTEGER, account_conditions, quoted_table, sql_where
+from inkwell.automation.models import ACTIVE_RUN_STATUSES, AutomationLog, AutomationRun, AutomationStageRun
 from inkwell.automation.stages import KEYWORDS_PER_CLUSTER, STAGES, Pipeline
 from inkwell.billing.selectors import available_credits
 from inkwell.billing.services import cost_of
@@ -218,3 +221,27 @@ def due_automation(*, now: datetime, limit: int = 500) -> list[SiteSettings]:
     rest are still due at the next pass."""
     due = SiteSettings.dangerously_unscoped.filter(next_run_at__lte=now).select_related("site", "account__subscription")
     return list(due.order_by("next_run_at", "id")[:limit])
+
+
+# What a run's live part shows (console/components/automation_run_live.html): the run's columns,
+# then each stage's; a new log line shows as a new newest id.
+LIVE_RUN_COLUMNS = ("status", "current_stage", "total_stages", "items_processed", "credits_used", "budget", "current_item", "error_message")
+LIVE_STAGE_COLUMNS = ("stage", "status", "pending_at_start", "processed", "failed", "credits_used", "budget")
+
+
+def run_live_state(*, account_id: int, site_ids: frozenset[int] | None, run_id: int) -> tuple | None:
+    """The values a run's live part shows, in one plain statement (a row per stage, the run's
+    columns and its newest log line's id on each): the console asks every second while the run
+    is active, and mostly hears that nothing changed. None when the run is not among the caller's."""
+    if run_id > LARGEST_SQL_INTEGER:
+        return None
+    conditions, params = account_conditions("r", account_id=account_id, site_ids=site_ids)
+    columns = ", ".join([*(f"r.{column}" for column in LIVE_RUN_COLUMNS), *(f"s.{column}" for column in LIVE_STAGE_COLUMNS)])
+    statement = (
+        f"SELECT {columns}, (SELECT MAX(l.id) FROM {quoted_table(AutomationLog)} l WHERE l.run_id = r.id) "
+        f"FROM {quoted_table(AutomationRun)} r LEFT OUTER JOIN {quoted_table(AutomationStageRun)} s ON s.run_id = r.id "
+        f"{sql_where([*conditions, 'r.id = %s'])} ORDER BY s.stage"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(statement, [*params, run_id])
+        return tuple(cursor.fetchall()) or None

@@ -9,6 +9,8 @@ and the same messages.
 """
 
 import functools
+import hashlib
+from pathlib import Path
 
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import ObjectDoesNotExist
@@ -16,6 +18,8 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
+from django.utils.http import quote_etag
 from django.views import View
 from django_filters.utils import translate_validation
 from django_htmx.http import HttpResponseClientRedirect
@@ -31,6 +35,7 @@ from inkwell.tenancy.models import CONTENT_WRITER_ROLES, MANAGER_ROLES, Site
 from inkwell.tenancy.permissions import ALL_ROLES, IsAccountMember
 
 SITE_SESSION_KEY = "console_site_id"
+TEMPLATES_DIRECTORY = Path(__file__).resolve().parent / "templates"
 
 
 def rate_limited(request, view) -> bool:
@@ -130,11 +135,36 @@ class ConsoleView(View):
             ModuleEnabled().has_permission(request, self)
             if rate_limited(request, self):
                 return self.refusal(request, 429, GENERAL_MESSAGES[429], {})
+            if request.method == "GET" and request.htmx and not request.htmx.boosted:
+                return self.poll(request, *args, **kwargs)
             return super().dispatch(request, *args, **kwargs)
         except (Http404, ObjectDoesNotExist):
             return self.refusal(request, 404, GENERAL_MESSAGES[404], {})
         except exceptions.APIException as exc:
             return self.refusal(request, exc.status_code, *refusal_messages(exc))
+
+    def poll_state(self, request, *args, **kwargs):
+        """For a fragment htmx polls: the values it shows, read for less than rendering it costs;
+        None to render as usual. A poll whose ``If-None-Match`` names them gets a 304."""
+        return None
+
+    def poll(self, request, *args, **kwargs) -> HttpResponse:
+        """An htmx request for the fragment, answered ``304 Not Modified`` when what it shows is
+        what the browser already has (``fragment_etag``); a 200 carries that ETag, and asks the
+        browser to keep it and check it on the next poll (``private, no-cache``)."""
+        state = self.poll_state(request, *args, **kwargs)
+        if state is None:
+            return super().dispatch(request, *args, **kwargs)
+        etag = fragment_etag(request, state)
+        response = get_conditional_response(request, etag=etag)
+        if response is None:
+            response = super().dispatch(request, *args, **kwargs)
+            if response.status_code != 200:
+                return response
+        response["ETag"] = etag
+        patch_cache_control(response, private=True, no_cache=True)
+        patch_vary_headers(response, ["HX-Request"])
+        return response
 
     def page(self, request, context: dict, *, template: str | None = None, status: int = 200) -> HttpResponse:
         """The full page, or for an htmx request that targets a fragment, that fragment alone."""
@@ -162,6 +192,24 @@ class ConsoleView(View):
         if request.htmx:
             return HttpResponseClientRedirect(url)
         return redirect(url)
+
+
+@functools.cache
+def templates_digest() -> str:
+    """A digest of the console's templates, the same in every process of a deploy: a fragment's
+    ETag changes with them, so a browser never keeps a fragment an upgrade has redrawn."""
+    digest = hashlib.sha256()
+    for path in sorted(TEMPLATES_DIRECTORY.rglob("*.html")):
+        digest.update(path.relative_to(TEMPLATES_DIRECTORY).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def fragment_etag(request, state) -> str:
+    """The ETag of a polled fragment: what it shows (``state``), the URL that asked for it (its
+    query chooses the page and the filter), who asks (their role) and the templates that draw it."""
+    signature = repr((state, request.get_full_path(), request.user.pk, request.user.role_name, templates_digest()))
+    return quote_etag(hashlib.sha256(signature.encode()).hexdigest()[:32])
 
 
 def refusal_messages(exc: exceptions.APIException) -> tuple[str, dict]:

@@ -13,19 +13,17 @@
   A SQL ``CASE`` would give the same labels, but compiling its expressions cost more Python time
   per request (about 1.5 ms) than the whole page's SQL.
 - The pieces of that SQL that know no keyword (``icontains_condition``, ``sql_order_by``,
-  ``fetched_rows`` and their kin) serve the planner's keyword list too, which is above
-  this app in the layers.
+  ``fetched_rows`` and their kin) are in ``inkwell.api.sql``, which the planner's keyword list
+  and the console's polled fragments build on too.
 """
 
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from django.db import DEFAULT_DB_ALIAS, connection, connections
-from django.db.backends.base.base import BaseDatabaseWrapper
-from django.db.models import Model
+from django.db import connection
 from rest_framework.exceptions import NotFound
 
+from inkwell.api.sql import Column, PagedRows, fetched_rows, icontains_condition, in_condition, quoted_table, sql_columns, sql_order_by, sql_where
 from inkwell.keywords.models import BAND_RANGES, DIFFICULTY_LABELS, SeedKeyword, SeedKeywordStats
 from inkwell.tenancy.access import can_access_site
 from inkwell.tenancy.models import Account, IndustrySector, Sector, Site
@@ -103,26 +101,6 @@ def _sql_conditions(filters: LibraryFilters, *, table: str, band_column: str | N
     return conditions, params
 
 
-def icontains_condition(column: str, text: str) -> tuple[str, str]:
-    """Django's own ``icontains`` of ``text`` on a text ``column``, as SQL and its parameter: on
-    PostgreSQL ``UPPER(column::text) LIKE UPPER(%s)``, which a trigram index on that expression serves."""
-    cast = connection.ops.lookup_cast("icontains", "CharField") % column
-    return f"{cast} {connection.operators['icontains'] % '%s'}", f"%{connection.ops.prep_for_like_query(text)}%"
-
-
-def quoted_table(model) -> str:
-    return connection.ops.quote_name(model._meta.db_table)
-
-
-def in_condition(column: str, count: int) -> str:
-    """``column IN (%s, ...)`` with ``count`` placeholders (``count`` at least 1)."""
-    return f"{column} IN ({', '.join(['%s'] * count)})"
-
-
-def sql_where(conditions: list[str]) -> str:
-    return f"WHERE {' AND '.join(conditions)}" if conditions else ""
-
-
 def library_count(filters: LibraryFilters) -> int:
     if filters.sector_ids == ():
         return 0
@@ -137,58 +115,10 @@ def library_count(filters: LibraryFilters) -> int:
         return cursor.fetchone()[0] or 0
 
 
-def sql_order_by(ordering: str, table: str) -> str:
-    """``ORDER BY``'s terms for ``ordering`` (a column, a leading ``-`` for descending) on ``table``,
-    with id in the same direction as the tie-breaker (stable pages)."""
-    direction = "DESC" if ordering.startswith("-") else "ASC"
-    return f"{table}.{ordering.lstrip('-')} {direction}, {table}.id {direction}"
-
-
-# A column of a plain SQL statement: (table alias, model, field name or attname).
-Column = tuple[str, type[Model], str]
-
 # The page's columns in LIBRARY_ITEM_FIELDS' order.
 _PAGE_COLUMNS: tuple[Column, ...] = tuple(
     ("s", IndustrySector, "name") if name == "industry_sector_name" else ("k", SeedKeyword, name) for name in LIBRARY_ITEM_FIELDS
 )
-
-
-@functools.lru_cache(maxsize=64)
-def column_converters(columns: tuple[Column, ...], database: BaseDatabaseWrapper) -> list[tuple[int, list]]:
-    """The converters the ORM would apply to each of ``columns`` on this database (SQLite's
-    booleans and datetimes; none on PostgreSQL), as the compiler's ``apply_converters`` runs them.
-    Found once per statement's columns and connection object (one per thread): looking them up
-    cost more than a page's rows."""
-    converters = []
-    for index, (alias, model, name) in enumerate(columns):
-        column = model._meta.get_field(name).get_col(alias)
-        found = database.ops.get_db_converters(column) + column.get_db_converters(database)
-        if found:
-            converters.append((index, [(converter, column) for converter in found]))
-    return converters
-
-
-def sql_columns(columns: tuple[Column, ...]) -> str:
-    return ", ".join(f"{alias}.{model._meta.get_field(name).column}" for alias, model, name in columns)
-
-
-def fetched_rows(statement: str, params: list, columns: tuple[Column, ...]) -> list[tuple | list]:
-    """The rows of ``statement``, whose columns are ``columns``, with the values the ORM would give."""
-    with connection.cursor() as cursor:
-        cursor.execute(statement, params)
-        rows = cursor.fetchall()
-    database = connections[DEFAULT_DB_ALIAS]
-    converters = column_converters(columns, database)
-    if not converters:
-        return rows
-    converted = []
-    for row in rows:
-        row = list(row)
-        for index, found in converters:
-            for converter, column in found:
-                row[index] = converter(row[index], column, database)
-        converted.append(row)
-    return converted
 
 
 def library_page(filters: LibraryFilters, offset: int, limit: int) -> list[dict]:
@@ -209,24 +139,6 @@ def library_page(filters: LibraryFilters, offset: int, limit: int) -> list[dict]
         item["difficulty"] = DIFFICULTY_LABELS[row[difficulty]]  # the spec's name for the band
         items.append(item)
     return items
-
-
-class PagedRows:
-    """What the paginator pages through when a list is plain SQL: ``count()`` and slices, each one
-    statement of the subclass (``rows``)."""
-
-    def count(self) -> int:
-        raise NotImplementedError
-
-    def rows(self, offset: int, limit: int) -> list[dict]:
-        raise NotImplementedError
-
-    def __len__(self) -> int:
-        return self.count()
-
-    def __getitem__(self, window: slice) -> list[dict]:
-        start = window.start or 0
-        return self.rows(start, window.stop - start)
 
 
 class LibraryPage(PagedRows):

@@ -13,8 +13,8 @@ from django.db import connection, models
 from django.db.models import Count, QuerySet, Sum
 from django.db.models.functions import Coalesce
 
+from inkwell.api.sql import Column, PagedRows, account_conditions, fetched_rows, icontains_condition, in_condition, quoted_table, sql_columns, sql_order_by, sql_where
 from inkwell.keywords.models import DIFFICULTY_LABELS, SeedKeyword
-from inkwell.keywords.selectors import Column, PagedRows, fetched_rows, icontains_condition, in_condition, quoted_table, sql_columns, sql_order_by, sql_where
 from inkwell.planner.models import Cluster, ContentIdea, Keyword
 from inkwell.tenancy.models import Account, Sector, Site
 
@@ -128,10 +128,7 @@ class KeywordListFilters:
 
 def _keyword_conditions(filters: KeywordListFilters) -> tuple[list[str], list]:
     """The tenancy scope and the filters as SQL conditions on the keywords (alias ``k``), and their parameters."""
-    conditions, params = ["k.account_id = %s"], [filters.account_id]
-    if filters.site_ids is not None:
-        conditions.append(in_condition("k.site_id", len(filters.site_ids)))
-        params += sorted(filters.site_ids)
+    conditions, params = account_conditions("k", account_id=filters.account_id, site_ids=filters.site_ids)
     for column, value in (("site_id", filters.site_id), ("sector_id", filters.sector_id), ("cluster_id", filters.cluster_id)):
         if value is not None:
             conditions.append(f"k.{column} = %s")

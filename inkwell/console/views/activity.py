@@ -5,6 +5,7 @@ from django.urls import reverse
 
 from inkwell.console.base import ConsoleView, get_scoped
 from inkwell.jobs.models import Job
+from inkwell.jobs.selectors import job_progress_state
 from inkwell.notifications import selectors, services
 from inkwell.notifications.models import Notification
 from inkwell.tenancy.access import accessible_site_ids
@@ -19,6 +20,9 @@ class JobView(ConsoleView):
     model = Job
     template_name = "console/pages/job.html"
     fragment_template = "console/components/job_progress.html"
+
+    def poll_state(self, request, pk):
+        return job_progress_state(account_id=request.account.pk, site_ids=accessible_site_ids(request), job_id=pk)
 
     def get(self, request, pk):
         return self.page(request, {"job": get_scoped(Job, request, pk)})
@@ -42,6 +46,9 @@ class NotificationsView(ConsoleView):
 
 class BellView(ConsoleView):
     """The header's bell with the unread count (htmx refreshes it every minute)."""
+
+    def poll_state(self, request):
+        return selectors.unread_count(request.account, user=request.user, site_ids=accessible_site_ids(request))
 
     def get(self, request):
         return self.page(request, {}, template="console/components/bell.html")

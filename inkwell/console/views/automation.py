@@ -25,6 +25,7 @@ from inkwell.sitesettings.serializers import DELAY_HELP, STAGE_LIMIT_HELP, STAGE
 from inkwell.sitesettings import selectors as site_settings_selectors
 from inkwell.sitesettings import services as site_settings_services
 from inkwell.sitesettings.selectors import DELAY_FIELDS, STAGE_LIMIT_FIELDS, automation_config_names
+from inkwell.tenancy.access import accessible_site_ids
 
 RUNS_PAGE_SIZE = 25
 LOG_PAGE_SIZE = 50
@@ -189,6 +190,9 @@ class RunView(ConsoleView):
     model = AutomationRun
     template_name = "console/pages/automation_run.html"
     fragment_template = "console/components/automation_run_live.html"
+
+    def poll_state(self, request, pk):
+        return selectors.run_live_state(account_id=request.account.pk, site_ids=accessible_site_ids(request), run_id=pk)
 
     def get(self, request, pk):
         run = run_of(request, pk)

@@ -6,6 +6,7 @@ from datetime import datetime
 
 from django.db import DEFAULT_DB_ALIAS, connections
 
+from inkwell.api import sql
 from inkwell.keywords import selectors
 from inkwell.keywords.models import SeedKeyword
 from inkwell.keywords.selectors import LibraryFilters
@@ -22,12 +23,12 @@ def test_a_page_has_the_orm_types_of_its_values_on_this_database(library):
 
 def test_a_pages_converters_are_looked_up_once_per_connection(library):
     selectors.library_page(LibraryFilters(), 0, 5)
-    looked_up = selectors.column_converters.cache_info().misses
+    looked_up = sql.column_converters.cache_info().misses
     for offset in (5, 10, 15):
         selectors.library_page(LibraryFilters(), offset, 5)
-    assert selectors.column_converters.cache_info().misses == looked_up
+    assert sql.column_converters.cache_info().misses == looked_up
     database = connections[DEFAULT_DB_ALIAS]
-    assert selectors.column_converters(selectors._PAGE_COLUMNS, database) is selectors.column_converters(selectors._PAGE_COLUMNS, database)
+    assert sql.column_converters(selectors._PAGE_COLUMNS, database) is sql.column_converters(selectors._PAGE_COLUMNS, database)
 
 
 def test_sector_totals_are_the_sums_of_each_sectors_keywords(library, tenant):
