@@ -19,7 +19,9 @@ same run. Every answer must be a 200 with the expected body, else the exit code 
 Inkwell's data: one account (owner), one site with 12 planner keywords, 40 notifications of which
 10 are read, a running job and a running automation run. The JSON endpoints are called with the
 owner's Bearer token; the console's polled fragments (the bell, a job's progress, a run's live
-part) with the owner's session cookie and ``HX-Request``, as htmx polls them. The database is
+part) with the owner's session cookie and ``HX-Request``, as htmx polls them: once as a first poll
+(the whole fragment), and once "(unchanged)" as a browser polls a fragment it already holds, naming
+its ETag (a 304 without a body while nothing changed). The database is
 ``DATABASE_URL`` (default below), migrated; the bench's rows get a unique e-mail, and the cache
 keys a unique prefix, so the database and Redis may be shared.
 """
@@ -37,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 import uuid
 from contextlib import ExitStack, contextmanager
@@ -53,6 +56,7 @@ SERVER_MODELS = ("sync", "gthread", "uvicorn")
 GTHREAD_THREADS = 4
 STARTUP_TIMEOUT_SECONDS = 30
 BASELINE_SUFFIX = " (baseline)"
+UNCHANGED_SUFFIX = " (unchanged)"
 
 
 def seed() -> dict:
@@ -156,10 +160,27 @@ def running_server(command: list[str], env: dict, log_path: Path, health_url: st
         stop_process_group(process)
 
 
-def fetch(url: str, headers: dict) -> tuple[int, bytes]:
+def fetch(url: str, headers: dict) -> tuple[int, bytes, dict]:
+    """The status, body and headers of a GET (a 304 too, which urllib raises)."""
     request = urllib.request.Request(url, headers=headers)
-    with urllib.request.urlopen(request, timeout=5) as response:
-        return response.status, response.read()
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return response.status, response.read(), dict(response.headers)
+    except urllib.error.HTTPError as answer:
+        return answer.code, answer.read(), dict(answer.headers)
+
+
+def unchanged_poll_targets(targets: list[dict]) -> list[dict]:
+    """The console's fragments polled as a browser polls them once it holds one: naming its ETag,
+    so that a fragment that has not changed is a 304 without a body. A checkout whose fragments
+    carry no ETag (the baseline before them) has none of these targets."""
+    polled = []
+    for target in targets:
+        if target["name"].startswith("console"):
+            etag = fetch(target["url"], target["headers"])[2].get("ETag")
+            if etag:
+                polled.append({**target, "name": target["name"] + UNCHANGED_SUFFIX, "headers": {**target["headers"], "If-None-Match": etag}})
+    return polled
 
 
 def check_answers(targets: list[dict], seeded: dict) -> None:
@@ -175,8 +196,12 @@ def check_answers(targets: list[dict], seeded: dict) -> None:
         "console run": lambda body: b'id="run-live"' in body and b'hx-trigger="every 1s"' in body,
     }
     for target in targets:
-        status, body = fetch(target["url"], target["headers"])
-        if status != 200 or not expected[target["name"].removesuffix(BASELINE_SUFFIX)](body):
+        status, body, _ = fetch(target["url"], target["headers"])
+        name = target["name"].removesuffix(BASELINE_SUFFIX)
+        if name.endswith(UNCHANGED_SUFFIX):
+            if status != 304 or body:
+                raise SystemExit(f"{target['name']}: unexpected answer {status} {body[:500]!r}")
+        elif status != 200 or not expected[name](body):
             raise SystemExit(f"{target['name']}: unexpected answer {status} {body[:500]!r}")
 
 
@@ -250,6 +275,7 @@ def measure_model(model: str, args, wrk: str, inkwell_env: dict, seeded: dict, l
                 server_command(model, wsgi="inkwell.wsgi", asgi="inkwell.asgi:application", port=baseline_port, workers=args.workers),
                 inkwell_env, log_dir / f"baseline-{model}.log", f"{baseline}/healthz", cwd=args.baseline,
             ))
+        targets += unchanged_poll_targets(targets)
         check_answers(targets, seeded)
         for target in targets:  # warm-up: every worker loads its code and opens its connections
             run_wrk(wrk, target, seconds=1, connections=args.connections, keep_alive=args.keep_alive)

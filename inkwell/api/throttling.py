@@ -7,7 +7,8 @@ default accepts.
 
 A Bearer request's hit is usually counted during authentication, in the round trip that reads
 its principal (``inkwell.tenancy.principal``): ``counter_key`` names the counter there, and the
-throttle takes the count from ``request.counted_hit`` instead of counting again.
+throttle takes the count from ``request.counted_hit`` instead of counting again. A console
+request counts its hit likewise while its session's user is read.
 """
 
 import logging
@@ -64,12 +65,17 @@ def _key(scope: str, ident: str, window_start: int) -> str:
     return f"ratelimit:{scope}:{ident}:{window_start}"
 
 
+def user_counter_key(view, *, user_id: int) -> str:
+    """The counter a request of ``user_id`` to ``view`` (its ``throttle_scope``) counts in now."""
+    return _key(getattr(view, "throttle_scope", None) or DEFAULT_SCOPE, f"user:{user_id}", _window_start(time.time()))
+
+
 def counter_key(view, *, user_id: int) -> str | None:
     """The counter this request of ``user_id`` to ``view`` will count in, for counting it early; None
     when ``view`` is not limited by ``ScopedRateThrottle``."""
     if not any(issubclass(throttle, ScopedRateThrottle) for throttle in getattr(view, "throttle_classes", ())):
         return None
-    return _key(getattr(view, "throttle_scope", None) or DEFAULT_SCOPE, f"user:{user_id}", _window_start(time.time()))
+    return user_counter_key(view, user_id=user_id)
 
 
 class ScopedRateThrottle(BaseThrottle):

@@ -15,12 +15,15 @@ database, so a cache that missed an invalidation can never accept an older token
 
 On Redis a Bearer request reads its principal in the round trip that counts its rate-limit hit
 (``user_counting_hit``); the throttle then takes that count. A session reads it through
-``tenancy.backends.PrincipalBackend`` (``session_user``).
+``tenancy.backends.PrincipalBackend`` (``session_user``), and a console request counts its hit in
+that round trip too (``counting_hit``).
 """
 
 import hashlib
 import logging
 from collections.abc import Iterable
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from django.conf import settings
 from django.core.cache import cache, caches
@@ -132,6 +135,24 @@ def _load_and_keep(user_id: int, *, timeout: int, token_version: int | None) -> 
     return loaded
 
 
+# The rate-limit hit a console request counts while its session's user is read (``counting_hit``):
+# the counter's key, and the list its new count goes into.
+_hit_to_count: ContextVar[tuple[str, list[int]] | None] = ContextVar("principal_hit_to_count", default=None)
+
+
+@contextmanager
+def counting_hit(counter_key: str):
+    """While inside, ``session_user`` on Redis counts the hit ``counter_key`` in the round trip that
+    reads the principal, as a Bearer request does; the list it yields then holds the new count.
+    Django's session authentication calls the backend with the user id alone, hence the context."""
+    counted: list[int] = []
+    token = _hit_to_count.set((counter_key, counted))
+    try:
+        yield counted
+    finally:
+        _hit_to_count.reset(token)
+
+
 def session_user(user_id: int) -> User | None:
     """The user of a signed-in session, with account, subscription, plan and role, as ``user``
     reads them but whatever the token version: a session does not carry one. Django then checks
@@ -140,8 +161,14 @@ def session_user(user_id: int) -> User | None:
     timeout = settings.INKWELL_PRINCIPAL_CACHE_SECONDS
     if not timeout:
         return _load(user_id)
+    backend = caches["default"]
+    hit = _hit_to_count.get()
     try:
-        rows = cache.get(cache_key(user_id))
+        if hit is not None and isinstance(backend, RedisCache):
+            count, rows = backend.count_hit(hit[0], timeout=COUNTER_SECONDS, read_key=cache_key(user_id))
+            hit[1].append(count)
+        else:
+            rows = cache.get(cache_key(user_id))
     except Exception:  # a cache outage must not sign anybody out
         logger.warning("principal cache unavailable; reading the database", exc_info=True)
         return _load(user_id)

@@ -9,6 +9,7 @@ import uuid
 
 import pytest
 from django.core.cache import caches
+from django.test import Client
 
 from inkwell.api.cache import RedisCache
 from inkwell.api.tests import FrozenClock, assert_error, freeze_throttle_clock
@@ -17,6 +18,7 @@ from inkwell.api.tests.urls_for_tests import PREFIX
 LOGIN = "/api/v1/auth/login/"
 REGISTER = "/api/v1/auth/register/"
 ME = "/api/v1/auth/me/"
+BELL = "/app/notifications/bell/"
 BAD_LOGIN = {"email": "nobody@example.com", "password": "wrong-password"}
 
 
@@ -297,3 +299,29 @@ def test_a_hit_counted_with_the_principal_is_still_refused_over_the_limit(tenant
     assert [response.status_code for response in responses[:2]] == [200, 200]
     assert [response["X-RateLimit-Remaining"] for response in responses[:2]] == ["1", "0"]
     assert_throttled(responses[2], limit=2, clock=clock)
+
+
+def test_a_console_request_counts_its_hit_in_the_round_trip_that_reads_its_sessions_principal(tenant, clock, limits, settings, redis_cache, monkeypatch):
+    settings.INKWELL_PRINCIPAL_CACHE_SECONDS = 300
+    limits(general=5)
+    browser = Client()
+    browser.force_login(tenant.owner)
+    browser.get(BELL, HTTP_HX_REQUEST="true")  # caches the principal and the unread count
+    commands = recorded_redis_commands(monkeypatch, redis_cache)
+
+    response = browser.get(BELL, HTTP_HX_REQUEST="true")
+
+    assert response.status_code == 200
+    assert commands == ["GET", "EVALSHA", "EVALSHA"]  # the session; the principal with the hit; the unread count
+    assert redis_cache.get(f"ratelimit:general:user:{tenant.owner.pk}:{clock.reset - 60}") == 2
+
+
+def test_a_console_hit_counted_with_the_principal_is_still_refused_over_the_limit(tenant, clock, limits, settings, redis_cache):
+    settings.INKWELL_PRINCIPAL_CACHE_SECONDS = 300
+    limits(general=2)
+    browser = Client()
+    browser.force_login(tenant.owner)
+
+    statuses = [browser.get(BELL, HTTP_HX_REQUEST="true").status_code for _ in range(3)]
+
+    assert statuses == [200, 200, 429]

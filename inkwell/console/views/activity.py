@@ -47,11 +47,15 @@ class NotificationsView(ConsoleView):
 class BellView(ConsoleView):
     """The header's bell with the unread count (htmx refreshes it every minute)."""
 
+    unread_count: int | None = None  # read by poll_state, then drawn without reading it again
+
     def poll_state(self, request):
-        return selectors.unread_count(request.account, user=request.user, site_ids=accessible_site_ids(request))
+        self.unread_count = selectors.unread_count(request.account, user=request.user, site_ids=accessible_site_ids(request))
+        return self.unread_count
 
     def get(self, request):
-        return self.page(request, {}, template="console/components/bell.html")
+        context = {} if self.unread_count is None else {"unread_count": self.unread_count}
+        return self.page(request, context, template="console/components/bell.html")
 
 
 class NotificationReadView(ConsoleView):
