@@ -205,9 +205,14 @@ def check_answers(targets: list[dict], seeded: dict) -> None:
             raise SystemExit(f"{target['name']}: unexpected answer {status} {body[:500]!r}")
 
 
-def inkwell_targets(base_url: str, seeded: dict, *, suffix: str) -> list[dict]:
+def knows_principal_backend(checkout: Path) -> bool:
+    """Whether the checkout's sessions authenticate through ``PrincipalBackend`` (else ``ModelBackend``)."""
+    return "inkwell.tenancy.backends.PrincipalBackend" in (checkout / "inkwell" / "settings.py").read_text()
+
+
+def inkwell_targets(base_url: str, seeded: dict, *, suffix: str, checkout: Path = REPO_ROOT) -> list[dict]:
     auth = {"Authorization": f"Bearer {seeded['token']}"}
-    cookie = seeded["baseline_session_cookie" if suffix == BASELINE_SUFFIX else "session_cookie"]
+    cookie = seeded["session_cookie" if knows_principal_backend(checkout) else "baseline_session_cookie"]
     polled = {"Cookie": cookie, "HX-Request": "true"}  # as htmx polls a fragment
     return [
         {"name": f"unread-count{suffix}", "url": f"{base_url}/api/v1/notifications/unread-count/", "headers": auth},
@@ -260,7 +265,7 @@ def measure_model(model: str, args, wrk: str, inkwell_env: dict, seeded: dict, l
         *inkwell_targets(inkwell, seeded, suffix=""),
     ]
     if args.baseline:
-        targets += inkwell_targets(baseline, seeded, suffix=BASELINE_SUFFIX)
+        targets += inkwell_targets(baseline, seeded, suffix=BASELINE_SUFFIX, checkout=Path(args.baseline))
     with ExitStack() as stack:
         stack.enter_context(running_server(
             server_command(model, wsgi="bench.bare_app:application", asgi="bench.bare_app:asgi_application", port=bare_port, workers=args.workers),

@@ -6,7 +6,12 @@ class ApiConfig(AppConfig):
     label = "api"
 
     def ready(self):
+        from django.db.backends.signals import connection_created
         from rest_framework import fields, relations
+
+        from inkwell.api.sql import load_timestamps_in_c
+
+        connection_created.connect(load_timestamps_in_c, dispatch_uid="inkwell.api.sql.load_timestamps_in_c")
 
         # The spec's field messages are word for word, without DRF's trailing period. Setting
         # the base class's defaults here makes every serializer field inherit them.

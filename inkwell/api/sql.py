@@ -6,6 +6,7 @@ the console's polled fragments build their statements from them, and ``fetched_r
 values the ORM would give (SQLite's booleans and datetimes converted as the compiler converts them).
 """
 
+import datetime
 import functools
 from collections.abc import Collection
 
@@ -114,3 +115,33 @@ def account_conditions(alias: str, *, account_id: int, site_ids: Collection[int]
         conditions.append(in_condition(f"{alias}.site_id", len(site_ids)) if site_ids else "1 = 0")
         params += sorted(site_ids)
     return conditions, params
+
+
+def load_timestamps_in_c(sender, connection, **kwargs) -> None:
+    """``connection_created``: a PostgreSQL connection in UTC reads its ``timestamptz`` values with
+    psycopg's C loader. Django registers a Python subclass of psycopg's Python loader, to give the
+    values the connection's time zone; in UTC the C loader gives the very same values (aware, in
+    ``datetime.timezone.utc``) for about a seventh of the Python time: 0.6 against 4.2 µs a value,
+    a tenth of a millisecond on a page of 20 keywords with two timestamps each."""
+    if connection.vendor != "postgresql" or connection.timezone_name != "UTC":
+        return
+    from psycopg import adapters
+    from psycopg.pq import Format
+
+    connection.connection.adapters.register_loader("timestamptz", _utc_loader(adapters.get_loader(adapters.types["timestamptz"].oid, Format.TEXT)))
+
+
+@functools.cache
+def _utc_loader(c_loader: type) -> type:
+    """A loader Django's ``create_cursor`` accepts as one of UTC (it reads ``timezone``), whose
+    ``load`` is the C loader's: psycopg's C loaders cannot be subclassed."""
+    from psycopg.types.datetime import TimestamptzLoader
+
+    class UtcTimestamptzLoader(TimestamptzLoader):
+        timezone = datetime.timezone.utc
+
+        def __init__(self, oid, context=None):
+            super().__init__(oid, context)
+            self.load = c_loader(oid, context).load
+
+    return UtcTimestamptzLoader
