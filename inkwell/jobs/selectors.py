@@ -1,22 +1,30 @@
 """Reads of jobs that the console polls."""
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS
 
-from inkwell.api.sql import LARGEST_SQL_INTEGER, account_conditions, quoted_table, sql_where
+from inkwell.api.sql import LARGEST_SQL_INTEGER, Column, account_conditions, fetched_rows, quoted_table, sql_columns, sql_where
 from inkwell.jobs.models import Job
 
-# What a job's progress fragment shows (console/components/job_progress.html).
-PROGRESS_COLUMNS = ("kind", "status", "progress", "progress_message", "result", "error")
+# What a job's progress fragment shows (console/components/job_progress.html), with what its link to
+# the job's outcome is made of (the console's ``job_outcome_url``).
+PROGRESS_FIELDS = ("kind", "status", "progress", "progress_message", "result", "error", "params", "site_id")
+# In the model's order of fields, as ``Model.from_db`` reads a row.
+_PROGRESS_COLUMNS: tuple[Column, ...] = tuple(("j", Job, field.attname) for field in Job._meta.concrete_fields if field.attname in ("id", *PROGRESS_FIELDS))
 
 
-def job_progress_state(*, account_id: int, site_ids: frozenset[int] | None, job_id: int) -> tuple | None:
-    """The values a job's progress shows, in one plain statement: the console asks every second
-    while the job runs, and mostly hears that nothing changed. None when the job is not among the
-    caller's (another account's, or of a site not granted)."""
+def job_progress(*, account_id: int, site_ids: frozenset[int] | None, job_id: int) -> Job | None:
+    """The job with only what its progress shows loaded (``PROGRESS_FIELDS``), in one plain
+    statement: the console asks every second while the job runs, and mostly hears that nothing
+    changed. None when the job is not among the caller's (another account's, or of a site not
+    granted)."""
     if job_id > LARGEST_SQL_INTEGER:
         return None
     conditions, params = account_conditions("j", account_id=account_id, site_ids=site_ids)
-    columns = ", ".join(f"j.{column}" for column in PROGRESS_COLUMNS)
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {columns} FROM {quoted_table(Job)} j {sql_where([*conditions, 'j.id = %s'])}", [*params, job_id])
-        return cursor.fetchone()
+    statement = f"SELECT {sql_columns(_PROGRESS_COLUMNS)} FROM {quoted_table(Job)} j {sql_where([*conditions, 'j.id = %s'])}"
+    rows = fetched_rows(statement, [*params, job_id], _PROGRESS_COLUMNS)
+    return Job.from_db(DEFAULT_DB_ALIAS, [name for _, _, name in _PROGRESS_COLUMNS], rows[0]) if rows else None
+
+
+def progress_state(job: Job) -> tuple:
+    """What a job's progress shows, as the ETag of its fragment names it."""
+    return tuple(getattr(job, name) for name in PROGRESS_FIELDS)

@@ -4,8 +4,8 @@ from django.core.paginator import Paginator
 from django.urls import reverse
 
 from inkwell.console.base import ConsoleView, get_scoped
+from inkwell.jobs import selectors as job_selectors
 from inkwell.jobs.models import Job
-from inkwell.jobs.selectors import job_progress_state
 from inkwell.notifications import selectors, services
 from inkwell.notifications.models import Notification
 from inkwell.tenancy.access import accessible_site_ids
@@ -21,11 +21,14 @@ class JobView(ConsoleView):
     template_name = "console/pages/job.html"
     fragment_template = "console/components/job_progress.html"
 
+    polled_job: Job | None = None  # read by poll_state, then drawn without reading it again
+
     def poll_state(self, request, pk):
-        return job_progress_state(account_id=request.account.pk, site_ids=accessible_site_ids(request), job_id=pk)
+        self.polled_job = job_selectors.job_progress(account_id=request.account.pk, site_ids=accessible_site_ids(request), job_id=pk)
+        return None if self.polled_job is None else job_selectors.progress_state(self.polled_job)
 
     def get(self, request, pk):
-        return self.page(request, {"job": get_scoped(Job, request, pk)})
+        return self.page(request, {"job": self.polled_job or get_scoped(Job, request, pk)})
 
 
 def inbox(request):
