@@ -65,6 +65,18 @@ def column_converters(columns: tuple[Column, ...], database: BaseDatabaseWrapper
     return converters
 
 
+def model_columns(alias: str, model: type[Model], names: Collection[str]) -> tuple[Column, ...]:
+    """The columns of ``model`` named in ``names`` (attnames), in the model's order of fields: the
+    order ``loaded`` reads them in."""
+    return tuple((alias, model, field.attname) for field in model._meta.concrete_fields if field.attname in names)
+
+
+def loaded(columns: tuple[Column, ...], values) -> Model:
+    """The model instance of ``columns`` (of ``model_columns``) with ``values``, as the ORM loads
+    one: the fields not among them are deferred."""
+    return columns[0][1].from_db(DEFAULT_DB_ALIAS, [name for _, _, name in columns], values)
+
+
 def sql_columns(columns: tuple[Column, ...]) -> str:
     return ", ".join(f"{alias}.{model._meta.get_field(name).column}" for alias, model, name in columns)
 

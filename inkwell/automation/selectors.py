@@ -4,12 +4,11 @@ Every number comes from the stage definitions of ``inkwell.automation.stages`` (
 engine runs) over live data.
 """
 
+from dataclasses import dataclass
 from datetime import datetime
 from itertools import groupby
 
-from django.db import connection
-
-from inkwell.api.sql import LARGEST_SQL_INTEGER, account_conditions, quoted_table, sql_where
+from inkwell.api.sql import LARGEST_SQL_INTEGER, account_conditions, fetched_rows, loaded, model_columns, quoted_table, sql_columns, sql_where
 from inkwell.automation.models import ACTIVE_RUN_STATUSES, AutomationLog, AutomationRun, AutomationStageRun
 from inkwell.automation.stages import KEYWORDS_PER_CLUSTER, STAGES, Pipeline
 from inkwell.billing.selectors import available_credits
@@ -223,25 +222,40 @@ def due_automation(*, now: datetime, limit: int = 500) -> list[SiteSettings]:
     return list(due.order_by("next_run_at", "id")[:limit])
 
 
-# What a run's live part shows (console/components/automation_run_live.html): the run's columns,
-# then each stage's; a new log line shows as a new newest id.
-LIVE_RUN_COLUMNS = ("status", "current_stage", "total_stages", "items_processed", "credits_used", "budget", "current_item", "error_message")
-LIVE_STAGE_COLUMNS = ("stage", "status", "pending_at_start", "processed", "failed", "credits_used", "budget")
+# What a run's live part shows (console/components/automation_run_live.html): the run's fields and
+# each stage's; a new log line shows as a new newest id.
+LIVE_RUN_FIELDS = ("status", "current_stage", "total_stages", "items_processed", "credits_used", "budget", "current_item", "error_message")
+LIVE_STAGE_FIELDS = ("stage", "status", "pending_at_start", "processed", "failed", "credits_used", "budget")
+_LIVE_RUN_COLUMNS = model_columns("r", AutomationRun, ("id", "site_id", *LIVE_RUN_FIELDS))
+_LIVE_STAGE_COLUMNS = model_columns("s", AutomationStageRun, ("id", *LIVE_STAGE_FIELDS))
 
 
-def run_live_state(*, account_id: int, site_ids: frozenset[int] | None, run_id: int) -> tuple | None:
-    """The values a run's live part shows, in one plain statement (a row per stage, the run's
-    columns and its newest log line's id on each): the console asks every second while the run
-    is active, and mostly hears that nothing changed. None when the run is not among the caller's."""
+@dataclass(frozen=True)
+class RunLive:
+    """A run with only what its live part shows loaded, its stages in order, and ``state``: all
+    of it and the newest log line's id, as the ETag of the live part names it."""
+
+    run: AutomationRun
+    stages: list[AutomationStageRun]
+    state: tuple
+
+
+def run_live(*, account_id: int, site_ids: frozenset[int] | None, run_id: int) -> RunLive | None:
+    """The run's live part in one plain statement (a row per stage, the run's columns and its
+    newest log line's id on each): the console asks every second while the run is active, and
+    mostly hears that nothing changed. None when the run is not among the caller's."""
     if run_id > LARGEST_SQL_INTEGER:
         return None
     conditions, params = account_conditions("r", account_id=account_id, site_ids=site_ids)
-    columns = ", ".join([*(f"r.{column}" for column in LIVE_RUN_COLUMNS), *(f"s.{column}" for column in LIVE_STAGE_COLUMNS)])
     statement = (
-        f"SELECT {columns}, (SELECT MAX(l.id) FROM {quoted_table(AutomationLog)} l WHERE l.run_id = r.id) "
+        f"SELECT {sql_columns(_LIVE_RUN_COLUMNS + _LIVE_STAGE_COLUMNS)}, "
+        f"(SELECT MAX(l.id) FROM {quoted_table(AutomationLog)} l WHERE l.run_id = r.id) "
         f"FROM {quoted_table(AutomationRun)} r LEFT OUTER JOIN {quoted_table(AutomationStageRun)} s ON s.run_id = r.id "
         f"{sql_where([*conditions, 'r.id = %s'])} ORDER BY s.stage"
     )
-    with connection.cursor() as cursor:
-        cursor.execute(statement, [*params, run_id])
-        return tuple(cursor.fetchall()) or None
+    rows = fetched_rows(statement, [*params, run_id], _LIVE_RUN_COLUMNS + _LIVE_STAGE_COLUMNS)
+    if not rows:
+        return None
+    stage_values = slice(len(_LIVE_RUN_COLUMNS), len(_LIVE_RUN_COLUMNS) + len(_LIVE_STAGE_COLUMNS))
+    stages = [loaded(_LIVE_STAGE_COLUMNS, row[stage_values]) for row in rows if row[stage_values.start] is not None]
+    return RunLive(run=loaded(_LIVE_RUN_COLUMNS, rows[0][: stage_values.start]), stages=stages, state=tuple(map(tuple, rows)))

@@ -1,15 +1,12 @@
 """Reads of jobs that the console polls."""
 
-from django.db import DEFAULT_DB_ALIAS
-
-from inkwell.api.sql import LARGEST_SQL_INTEGER, Column, account_conditions, fetched_rows, quoted_table, sql_columns, sql_where
+from inkwell.api.sql import LARGEST_SQL_INTEGER, account_conditions, fetched_rows, loaded, model_columns, quoted_table, sql_columns, sql_where
 from inkwell.jobs.models import Job
 
 # What a job's progress fragment shows (console/components/job_progress.html), with what its link to
 # the job's outcome is made of (the console's ``job_outcome_url``).
 PROGRESS_FIELDS = ("kind", "status", "progress", "progress_message", "result", "error", "params", "site_id")
-# In the model's order of fields, as ``Model.from_db`` reads a row.
-_PROGRESS_COLUMNS: tuple[Column, ...] = tuple(("j", Job, field.attname) for field in Job._meta.concrete_fields if field.attname in ("id", *PROGRESS_FIELDS))
+_PROGRESS_COLUMNS = model_columns("j", Job, ("id", *PROGRESS_FIELDS))
 
 
 def job_progress(*, account_id: int, site_ids: frozenset[int] | None, job_id: int) -> Job | None:
@@ -22,7 +19,7 @@ def job_progress(*, account_id: int, site_ids: frozenset[int] | None, job_id: in
     conditions, params = account_conditions("j", account_id=account_id, site_ids=site_ids)
     statement = f"SELECT {sql_columns(_PROGRESS_COLUMNS)} FROM {quoted_table(Job)} j {sql_where([*conditions, 'j.id = %s'])}"
     rows = fetched_rows(statement, [*params, job_id], _PROGRESS_COLUMNS)
-    return Job.from_db(DEFAULT_DB_ALIAS, [name for _, _, name in _PROGRESS_COLUMNS], rows[0]) if rows else None
+    return loaded(_PROGRESS_COLUMNS, rows[0]) if rows else None
 
 
 def progress_state(job: Job) -> tuple:

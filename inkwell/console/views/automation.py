@@ -191,24 +191,31 @@ class RunView(ConsoleView):
     template_name = "console/pages/automation_run.html"
     fragment_template = "console/components/automation_run_live.html"
 
+    polled: selectors.RunLive | None = None  # read by poll_state, then drawn without reading it again
+
     def poll_state(self, request, pk):
-        return selectors.run_live_state(account_id=request.account.pk, site_ids=accessible_site_ids(request), run_id=pk)
+        self.polled = selectors.run_live(account_id=request.account.pk, site_ids=accessible_site_ids(request), run_id=pk)
+        return None if self.polled is None else self.polled.state
 
     def get(self, request, pk):
-        run = run_of(request, pk)
+        if self.polled is None:
+            run = run_of(request, pk)
+            stages, site = run.stages.all(), run.site
+        else:  # a poll draws the live part alone, which names no site; the log's filter finds it by id
+            run, stages, site = self.polled.run, self.polled.stages, None
         remember_site(request, run.site_id)
         shown = request.GET.get("shown")
         if request.htmx and shown and shown != run.status:
             return HttpResponseClientRefresh()
         level = request.GET.get("level", "")
-        query = {"site_id": run.site, "run_id": run.pk, **({"level": level} if level in LogLevel.values else {})}
+        query = {"site_id": site or run.site_id, "run_id": run.pk, **({"level": level} if level in LogLevel.values else {})}
         logs = Paginator(filtered(LogFilter, request, query, scoped(AutomationLog, request)), LOG_PAGE_SIZE).get_page(request.GET.get("page"))
-        stages = {stage.stage: stage for stage in run.stages.all()}
-        rows = [{"number": number, "name": STAGES[number].name, "stage": stages.get(number)} for number in STAGE_NUMBERS]
+        by_number = {stage.stage: stage for stage in stages}
+        rows = [{"number": number, "name": STAGES[number].name, "stage": by_number.get(number)} for number in STAGE_NUMBERS]
         return self.page(
             request,
             {
-                "site": run.site,
+                "site": site,
                 "run": run,
                 "rows": rows,
                 "is_active": run.status in ACTIVE_RUN_STATUSES,
