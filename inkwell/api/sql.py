@@ -8,6 +8,7 @@ values the ORM would give (SQLite's booleans and datetimes converted as the comp
 
 import datetime
 import functools
+from abc import ABC, abstractmethod
 from collections.abc import Collection
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections
@@ -30,8 +31,9 @@ def quoted_table(model) -> str:
 
 
 def in_condition(column: str, count: int) -> str:
-    """``column IN (%s, ...)`` with ``count`` placeholders (``count`` at least 1)."""
-    return f"{column} IN ({', '.join(['%s'] * count)})"
+    """``column IN (%s, ...)`` with ``count`` placeholders; with none, a condition no row meets (SQL
+    has no empty ``IN``)."""
+    return f"{column} IN ({', '.join(['%s'] * count)})" if count else "1 = 0"
 
 
 def sql_where(conditions: list[str]) -> str:
@@ -43,7 +45,6 @@ def sql_order_by(ordering: str, table: str) -> str:
     with id in the same direction as the tie-breaker (stable pages)."""
     direction = "DESC" if ordering.startswith("-") else "ASC"
     return f"{table}.{ordering.lstrip('-')} {direction}, {table}.id {direction}"
-
 
 
 # A column of a plain SQL statement: (table alias, model, field name or attname).
@@ -100,15 +101,18 @@ def fetched_rows(statement: str, params: list, columns: tuple[Column, ...]) -> l
     return converted
 
 
-class PagedRows:
-    """What the paginator pages through when a list is plain SQL: ``count()`` and slices, each one
-    statement of the subclass (``rows``)."""
+class PagedRows(ABC):
+    """What the paginator pages through when a list is plain SQL: ``count()`` and slices of the
+    list that ``filters`` describe, each one statement of the subclass (``rows``)."""
 
-    def count(self) -> int:
-        raise NotImplementedError
+    def __init__(self, filters):
+        self.filters = filters
 
-    def rows(self, offset: int, limit: int) -> list[dict]:
-        raise NotImplementedError
+    @abstractmethod
+    def count(self) -> int: ...
+
+    @abstractmethod
+    def rows(self, offset: int, limit: int) -> list[dict]: ...
 
     def __len__(self) -> int:
         return self.count()
@@ -124,9 +128,18 @@ def account_conditions(alias: str, *, account_id: int, site_ids: Collection[int]
     as ``tenancy.access.restrict_to_accessible_sites`` narrows a queryset. No site is no row."""
     conditions, params = [f"{alias}.account_id = %s"], [account_id]
     if site_ids is not None:
-        conditions.append(in_condition(f"{alias}.site_id", len(site_ids)) if site_ids else "1 = 0")
+        conditions.append(in_condition(f"{alias}.site_id", len(site_ids)))
         params += sorted(site_ids)
     return conditions, params
+
+
+def account_row_conditions(alias: str, *, account_id: int, site_ids: Collection[int] | None, row_id: int) -> tuple[list[str], list] | None:
+    """``account_conditions`` narrowed to the row ``row_id``; None when no row can have that id
+    (past SQL's integers, which the database would refuse as a parameter)."""
+    if row_id > LARGEST_SQL_INTEGER:
+        return None
+    conditions, params = account_conditions(alias, account_id=account_id, site_ids=site_ids)
+    return [*conditions, f"{alias}.id = %s"], [*params, row_id]
 
 
 def load_timestamps_in_c(sender, connection, **kwargs) -> None:

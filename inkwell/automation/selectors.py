@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from itertools import groupby
 
-from inkwell.api.sql import LARGEST_SQL_INTEGER, account_conditions, fetched_rows, loaded, model_columns, quoted_table, sql_columns, sql_where
+from inkwell.api.sql import account_row_conditions, fetched_rows, loaded, model_columns, quoted_table, sql_columns, sql_where
 from inkwell.automation.models import ACTIVE_RUN_STATUSES, AutomationLog, AutomationRun, AutomationStageRun
 from inkwell.automation.stages import KEYWORDS_PER_CLUSTER, STAGES, Pipeline
 from inkwell.billing.selectors import available_credits
@@ -244,16 +244,17 @@ def run_live(*, account_id: int, site_ids: frozenset[int] | None, run_id: int) -
     """The run's live part in one plain statement (a row per stage, the run's columns and its
     newest log line's id on each): the console asks every second while the run is active, and
     mostly hears that nothing changed. None when the run is not among the caller's."""
-    if run_id > LARGEST_SQL_INTEGER:
+    scope = account_row_conditions("r", account_id=account_id, site_ids=site_ids, row_id=run_id)
+    if scope is None:
         return None
-    conditions, params = account_conditions("r", account_id=account_id, site_ids=site_ids)
+    conditions, params = scope
     statement = (
         f"SELECT {sql_columns(_LIVE_RUN_COLUMNS + _LIVE_STAGE_COLUMNS)}, "
         f"(SELECT MAX(l.id) FROM {quoted_table(AutomationLog)} l WHERE l.run_id = r.id) "
         f"FROM {quoted_table(AutomationRun)} r LEFT OUTER JOIN {quoted_table(AutomationStageRun)} s ON s.run_id = r.id "
-        f"{sql_where([*conditions, 'r.id = %s'])} ORDER BY s.stage"
+        f"{sql_where(conditions)} ORDER BY s.stage"
     )
-    rows = fetched_rows(statement, [*params, run_id], _LIVE_RUN_COLUMNS + _LIVE_STAGE_COLUMNS)
+    rows = fetched_rows(statement, params, _LIVE_RUN_COLUMNS + _LIVE_STAGE_COLUMNS)
     if not rows:
         return None
     stage_values = slice(len(_LIVE_RUN_COLUMNS), len(_LIVE_RUN_COLUMNS) + len(_LIVE_STAGE_COLUMNS))

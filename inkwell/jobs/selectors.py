@@ -1,6 +1,6 @@
 """Reads of jobs that the console polls."""
 
-from inkwell.api.sql import LARGEST_SQL_INTEGER, account_conditions, fetched_rows, loaded, model_columns, quoted_table, sql_columns, sql_where
+from inkwell.api.sql import account_row_conditions, fetched_rows, loaded, model_columns, quoted_table, sql_columns, sql_where
 from inkwell.jobs.models import Job
 
 # What a job's progress fragment shows (console/components/job_progress.html), with what its link to
@@ -14,11 +14,11 @@ def job_progress(*, account_id: int, site_ids: frozenset[int] | None, job_id: in
     statement: the console asks every second while the job runs, and mostly hears that nothing
     changed. None when the job is not among the caller's (another account's, or of a site not
     granted)."""
-    if job_id > LARGEST_SQL_INTEGER:
+    scope = account_row_conditions("j", account_id=account_id, site_ids=site_ids, row_id=job_id)
+    if scope is None:
         return None
-    conditions, params = account_conditions("j", account_id=account_id, site_ids=site_ids)
-    statement = f"SELECT {sql_columns(_PROGRESS_COLUMNS)} FROM {quoted_table(Job)} j {sql_where([*conditions, 'j.id = %s'])}"
-    rows = fetched_rows(statement, [*params, job_id], _PROGRESS_COLUMNS)
+    conditions, params = scope
+    rows = fetched_rows(f"SELECT {sql_columns(_PROGRESS_COLUMNS)} FROM {quoted_table(Job)} j {sql_where(conditions)}", params, _PROGRESS_COLUMNS)
     return loaded(_PROGRESS_COLUMNS, rows[0]) if rows else None
 
 

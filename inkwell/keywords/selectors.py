@@ -144,8 +144,7 @@ def library_page(filters: LibraryFilters, offset: int, limit: int) -> list[dict]
 class LibraryPage(PagedRows):
     """The library: exact ``count()`` and slices fetched as a deferred join."""
 
-    def __init__(self, filters: LibraryFilters):
-        self.filters = filters
+    filters: LibraryFilters
 
     def count(self) -> int:
         return library_count(self.filters)

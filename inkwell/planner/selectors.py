@@ -73,11 +73,9 @@ def added_by_industry_sector(account: Account, site: Site | None, sector_ids: li
     for it on every request, and its queryset cost more Python time than the statement."""
     if not sector_ids:
         return {}
-    conditions = ["k.account_id = %s", in_condition("s.industry_sector_id", len(sector_ids))]
-    params = [account.pk, *sector_ids]
-    if site is not None:
-        conditions.append("k.site_id = %s")
-        params.append(site.pk)
+    conditions, params = account_conditions("k", account_id=account.pk, site_ids=None if site is None else (site.pk,))
+    conditions.append(in_condition("s.industry_sector_id", len(sector_ids)))
+    params += sector_ids
     statement = (
         f"SELECT s.industry_sector_id, COUNT(*) FROM {quoted_table(Keyword)} k "
         f"INNER JOIN {quoted_table(SeedKeyword)} s ON s.id = k.seed_keyword_id {sql_where(conditions)} GROUP BY s.industry_sector_id"
@@ -179,8 +177,7 @@ def keyword_list_page(*, filters: KeywordListFilters, offset: int, limit: int) -
 class KeywordListPage(PagedRows):
     """The API's keyword list: ``count()`` and slices of its rows."""
 
-    def __init__(self, filters: KeywordListFilters):
-        self.filters = filters
+    filters: KeywordListFilters
 
     def count(self) -> int:
         return keyword_list_count(filters=self.filters)

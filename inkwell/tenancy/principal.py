@@ -99,9 +99,10 @@ def user(user_id: int, *, token_version: int) -> User | None:
     return user_counting_hit(user_id, token_version=token_version, counter_key=None)[0]
 
 
-def user_counting_hit(user_id: int, *, token_version: int, counter_key: str | None) -> tuple[User | None, int | None]:
+def user_counting_hit(user_id: int, *, token_version: int | None, counter_key: str | None) -> tuple[User | None, int | None]:
     """``user``, and on Redis the rate-limit hit of the request counted in the same round trip:
-    (user, the counter's new value), or (user, None) when nothing was counted."""
+    (user, the counter's new value), or (user, None) when nothing was counted. A ``token_version``
+    of None takes the cached entry whatever its version (a session carries none)."""
     timeout = settings.INKWELL_PRINCIPAL_CACHE_SECONDS
     if not timeout:
         return _load(user_id), None
@@ -119,7 +120,7 @@ def user_counting_hit(user_id: int, *, token_version: int, counter_key: str | No
         return _load(user_id), None
     if rows is not None:
         cached = _user_from_rows(rows, db)
-        if cached.token_version == token_version:
+        if token_version in (None, cached.token_version):
             return cached, count
     return _load_and_keep(user_id, timeout=timeout, token_version=token_version), count
 
@@ -157,24 +158,12 @@ def session_user(user_id: int) -> User | None:
     """The user of a signed-in session, with account, subscription, plan and role, as ``user``
     reads them but whatever the token version: a session does not carry one. Django then checks
     the session against the user's password hash (``get_session_auth_hash``), as for any session.
-    The console reads this on every page and every poll of its fragments."""
-    timeout = settings.INKWELL_PRINCIPAL_CACHE_SECONDS
-    if not timeout:
-        return _load(user_id)
-    backend = caches["default"]
+    The console reads this on every page and every poll of its fragments, inside ``counting_hit``."""
     hit = _hit_to_count.get()
-    try:
-        if hit is not None and isinstance(backend, RedisCache):
-            count, rows = backend.count_hit(hit[0], timeout=COUNTER_SECONDS, read_key=cache_key(user_id))
-            hit[1].append(count)
-        else:
-            rows = cache.get(cache_key(user_id))
-    except Exception:  # a cache outage must not sign anybody out
-        logger.warning("principal cache unavailable; reading the database", exc_info=True)
-        return _load(user_id)
-    if rows is not None:
-        return _user_from_rows(rows, User.dangerously_unscoped.db)
-    return _load_and_keep(user_id, timeout=timeout, token_version=None)
+    user, count = user_counting_hit(user_id, token_version=None, counter_key=None if hit is None else hit[0])
+    if count is not None:
+        hit[1].append(count)
+    return user
 
 
 def forget(user_ids: Iterable[int]) -> None:
