@@ -5,8 +5,9 @@
         [--servers gthread,sync,uvicorn] [--workers 2] [--port-base 20080] [--baseline DIR]
 
 For each server model it starts, side by side on loopback and with the same worker count, the bare
-reference (``bench/bare_app.py``: a Django JSON view and a DRF view) and Inkwell in the production
-profile (``DATABASE_URL``, ``REDIS_URL``, no ``DEBUG``, rate limits counted but never reached), and
+reference (``bench/bare_app.py``: a Django JSON view, a DRF view, and the floors of an endpoint
+that reads its data: each of the two with one Redis read, and with one Redis read and ``SELECT 1``)
+and Inkwell in the production profile (``DATABASE_URL``, ``REDIS_URL``, no ``DEBUG``, rate limits counted but never reached), and
 with ``--baseline DIR`` a second Inkwell served from another checkout (``git archive REV | tar -x
 -C DIR``), so that before and after share every round. The
 same client, ``wrk`` (installed from Debian's packages when missing), loads each target in turn
@@ -44,6 +45,7 @@ import urllib.error
 import urllib.request
 import uuid
 from contextlib import ExitStack, contextmanager
+from email.message import Message
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -58,6 +60,13 @@ GTHREAD_THREADS = 4
 STARTUP_TIMEOUT_SECONDS = 30
 BASELINE_SUFFIX = " (baseline)"
 UNCHANGED_SUFFIX = " (unchanged)"
+# The floors of an endpoint that authenticates its caller and reads its data (bench/bare_app.py).
+FLOORS = {
+    "floor: Django + Redis read": "floor/django/redis/",
+    "floor: Django + Redis read + SELECT 1": "floor/django/redis-sql/",
+    "floor: DRF + Redis read": "floor/drf/redis/",
+    "floor: DRF + Redis read + SELECT 1": "floor/drf/redis-sql/",
+}
 
 
 def seed() -> dict:
@@ -161,14 +170,15 @@ def running_server(command: list[str], env: dict, log_path: Path, health_url: st
         stop_process_group(process)
 
 
-def fetch(url: str, headers: dict) -> tuple[int, bytes, dict]:
-    """The status, body and headers of a GET (a 304 too, which urllib raises)."""
+def fetch(url: str, headers: dict) -> tuple[int, bytes, Message]:
+    """The status, body and headers of a GET (a 304 too, which urllib raises). The headers are read
+    whatever their case (uvicorn writes ``etag``, gunicorn ``ETag``)."""
     request = urllib.request.Request(url, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=5) as response:
-            return response.status, response.read(), dict(response.headers)
+            return response.status, response.read(), response.headers
     except urllib.error.HTTPError as answer:
-        return answer.code, answer.read(), dict(answer.headers)
+        return answer.code, answer.read(), answer.headers
 
 
 def unchanged_poll_targets(targets: list[dict]) -> list[dict]:
@@ -189,6 +199,7 @@ def check_answers(targets: list[dict], seeded: dict) -> None:
     expected = {
         "bare Django": lambda body: json.loads(body)["data"] == {"count": 0},
         "bare DRF": lambda body: json.loads(body)["data"] == {"count": 0},
+        **dict.fromkeys(FLOORS, lambda body: json.loads(body)["data"] == {"count": 0}),
         "unread-count": lambda body: json.loads(body)["data"] == {"count": seeded["unread"]},
         "auth/me": lambda body: json.loads(body)["data"]["role"] == "owner" and json.loads(body)["data"]["account"]["id"] > 0,
         "planner keywords": lambda body: json.loads(body)["count"] == seeded["keywords"] and len(json.loads(body)["results"]) == seeded["keywords"],
@@ -256,7 +267,7 @@ def machine_load() -> str:
 
 def measure_model(model: str, args, wrk: str, inkwell_env: dict, seeded: dict, log_dir: Path, port: int) -> tuple[dict[str, list[float]], dict[str, int]]:
     bare_env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
-    bare_env["PYTHONPATH"] = str(REPO_ROOT)
+    bare_env.update(PYTHONPATH=str(REPO_ROOT), DATABASE_URL=inkwell_env["DATABASE_URL"], REDIS_URL=inkwell_env["REDIS_URL"])
     bare_port, inkwell_port, baseline_port = port, port + 1, port + 2
     bare = f"http://127.0.0.1:{bare_port}"
     inkwell = f"http://127.0.0.1:{inkwell_port}"
@@ -264,6 +275,7 @@ def measure_model(model: str, args, wrk: str, inkwell_env: dict, seeded: dict, l
     targets = [
         {"name": "bare Django", "url": f"{bare}/django/", "headers": {}},
         {"name": "bare DRF", "url": f"{bare}/drf/", "headers": {}},
+        *({"name": name, "url": f"{bare}/{path}", "headers": {}} for name, path in FLOORS.items()),
         *inkwell_targets(inkwell, seeded, suffix=""),
     ]
     if args.baseline:
@@ -302,7 +314,7 @@ def report(results: dict[str, tuple[dict[str, list[float]], dict[str, int]]]) ->
     """Prints the table; False when any answer failed (its cell says how many)."""
     print()
     models = list(results)
-    names = list(results[models[0]][0])
+    names = list(dict.fromkeys(name for samples, _ in results.values() for name in samples))  # a model may lack a target
     print("| target | " + " | ".join(f"{model} req/s | {model} share" for model in models) + " |")
     print("|---|" + "---|---|" * len(models))
     all_good = True
@@ -310,6 +322,9 @@ def report(results: dict[str, tuple[dict[str, list[float]], dict[str, int]]]) ->
         cells = []
         for model in models:
             samples, failed = results[model]
+            if name not in samples:
+                cells.append("- | -")
+                continue
             median = statistics.median(samples[name])
             # The share per round (both sampled at the same moment), then the median of the rounds.
             shares = [value / bare for value, bare in zip(samples[name], samples["bare Django"], strict=True)]
