@@ -9,6 +9,9 @@ response body.
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from datetime import datetime
+from urllib.parse import urlsplit
+
+MAX_URL_LENGTH = 500
 
 
 class CMSError(Exception):
@@ -71,6 +74,27 @@ class CMSAddressNotAllowed(CMSError):
     code = "cms_address_not_allowed"
     message = "The CMS address is not allowed"
     private_message = "The CMS address is private or loopback, which is not allowed unless the server sets CMS_ALLOW_PRIVATE_URLS=true"
+
+
+def url_on_site(url: object, *, site_url: str) -> str:
+    """``url`` when it is an http(s) URL on the CMS site's own host or a subdomain of it (where
+    sites keep their media), else "". Every URL a CMS answers (a post's link, a media file, a
+    canonical URL) goes through here before it is stored: the CMS is not trusted, and a
+    ``javascript:`` link from it would run on Inkwell's origin when a member clicks it."""
+    if not isinstance(url, str) or len(url) > MAX_URL_LENGTH or any(char.isspace() or ord(char) < 32 for char in url):
+        return ""
+    try:
+        parts, site = urlsplit(url), urlsplit(site_url)
+        host, site_host = (parts.hostname or "").rstrip("."), (site.hostname or "").rstrip(".")
+        port = parts.port
+    except ValueError:  # an unclosed IPv6 bracket, a port that is not a number
+        return ""
+    if parts.scheme not in ("http", "https") or not host or "@" in parts.netloc or port == 0:
+        return ""
+    site_host = site_host.removeprefix("www.")
+    if host.removeprefix("www.") != site_host and not host.endswith(f".{site_host}"):
+        return ""
+    return url
 
 
 @dataclass(frozen=True)

@@ -54,12 +54,14 @@ from inkwell.cms.base import (
     RemoteTerm,
     RemoteUser,
     SiteInfo,
+    url_on_site,
 )
 
 logger = logging.getLogger("inkwell.cms")
 
 PLATFORM = "wordpress"
 NOT_WORDPRESS = "The address did not answer as a WordPress REST API"
+MEDIA_OFF_SITE = "The CMS stored the file at an address outside its own site"
 MESSAGE_LIMIT = 200
 MAX_ANSWER_BYTES = 32 * 1024 * 1024
 USER_AGENT = "Inkwell (+CMS integration)"
@@ -166,9 +168,14 @@ def _escaped(value: str) -> str:
     return html.escape(value, quote=False)
 
 
-def _remote_post(data: Any) -> RemotePost:
+def _remote_post(data: Any, *, site_url: str) -> RemotePost:
     try:
-        return RemotePost(external_id=str(_wp_id(data["id"])), url=data.get("link") or "", status=data["status"], modified_at=_gmt(data.get("modified_gmt")))
+        return RemotePost(
+            external_id=str(_wp_id(data["id"])),
+            url=url_on_site(data.get("link"), site_url=site_url),
+            status=data["status"],
+            modified_at=_gmt(data.get("modified_gmt")),
+        )
     except (KeyError, TypeError, ValueError) as error:
         raise _shape_error() from error
 
@@ -249,7 +256,7 @@ class WordPressAdapter(CMSAdapter):
             return SiteInfo(
                 name=_text(data.get("name")),
                 description=_text(data.get("description")),
-                url=data.get("home") or data.get("url") or self._base_url,
+                url=url_on_site(data.get("home") or data.get("url"), site_url=self._base_url) or self._base_url,
                 time_zone=_time_zone(data),
             )
         except (TypeError, ValueError, AttributeError) as error:
@@ -332,9 +339,12 @@ class WordPressAdapter(CMSAdapter):
         params = {"alt_text": _escaped(alt_text)} if alt_text else None
         payload = self._call("POST", "/wp/v2/media", params=params, content=data, headers=headers).json()
         try:
-            return RemoteMedia(external_id=str(_wp_id(payload["id"])), url=payload["source_url"])
+            media = RemoteMedia(external_id=str(_wp_id(payload["id"])), url=url_on_site(payload["source_url"], site_url=self._base_url))
         except (KeyError, TypeError, ValueError) as error:
             raise _shape_error() from error
+        if not media.url:
+            raise CMSRejected(MEDIA_OFF_SITE)
+        return media
 
     def find_post(self, reference: str) -> RemotePost | None:
         tag = marker(reference)
@@ -358,22 +368,22 @@ class WordPressAdapter(CMSAdapter):
                 except (KeyError, TypeError) as error:
                     raise _shape_error() from error
                 if tag in raw:
-                    return _remote_post(item)
+                    return _remote_post(item, site_url=self._base_url)
             if page >= self._pages(answer):
                 return None
             page += 1
 
     def create_post(self, payload: PostPayload) -> RemotePost:
-        return _remote_post(self._call("POST", "/wp/v2/posts", params={"_fields": POST_FIELDS}, json_body=self._post_body(payload)).json())
+        return _remote_post(self._call("POST", "/wp/v2/posts", params={"_fields": POST_FIELDS}, json_body=self._post_body(payload)).json(), site_url=self._base_url)
 
     def update_post(self, external_id: str, payload: PostPayload) -> RemotePost:
         route = f"/wp/v2/posts/{_wp_id(external_id)}"
-        return _remote_post(self._call("POST", route, params={"_fields": POST_FIELDS}, json_body=self._post_body(payload)).json())
+        return _remote_post(self._call("POST", route, params={"_fields": POST_FIELDS}, json_body=self._post_body(payload)).json(), site_url=self._base_url)
 
     def get_post(self, external_id: str) -> RemotePost | None:
         route = f"/wp/v2/posts/{_wp_id(external_id)}"
         answer = self._call("GET", route, params={"context": "edit", "_fields": POST_FIELDS}, expect=(404,))
-        return None if answer.status == 404 else _remote_post(answer.json())
+        return None if answer.status == 404 else _remote_post(answer.json(), site_url=self._base_url)
 
     def posts(self, external_ids: list[str]) -> dict[str, RemotePost]:
         ids = sorted({_wp_id(external_id) for external_id in external_ids})
@@ -388,7 +398,7 @@ class WordPressAdapter(CMSAdapter):
                 "_fields": POST_FIELDS,
             }
             for item in self._list(self._call("GET", "/wp/v2/posts", params=params)):
-                post = _remote_post(item)
+                post = _remote_post(item, site_url=self._base_url)
                 found[post.external_id] = post
         return found
 

@@ -23,7 +23,7 @@ from inkwell.api import parsers
 from inkwell.api.exceptions import ApiError, Conflict, StateConflict
 from inkwell.api.filters import MAX_ID
 from inkwell.cms import build_adapter
-from inkwell.cms.base import CMSAdapter, CMSCredentials, CMSError, RemotePost, RemoteTerm
+from inkwell.cms.base import CMSAdapter, CMSCredentials, CMSError, RemotePost, RemoteTerm, url_on_site
 from inkwell.integration.models import (
     ACTIVE_SYNC_STATUSES,
     ConnectionStatus,
@@ -513,7 +513,8 @@ def receive_webhook(*, integration: SiteIntegration, signature: str, event: str,
             remote = None
         else:
             status = "trash" if event == "post.trashed" else post["status"]
-            remote = RemotePost(external_id=external_id, url=post.get("link") or "", status=status, modified_at=post.get("modified_gmt"))
+            link = url_on_site(post.get("link"), site_url=integration.base_url)
+            remote = RemotePost(external_id=external_id, url=link, status=status, modified_at=post.get("modified_gmt"))
         applied = report_remote_post(content=content, remote=remote)
         delivery.outcome = "applied" if applied else "unchanged"
         delivery.save(update_fields=["outcome"])
