@@ -4,7 +4,7 @@ from django.conf import settings
 
 from inkwell.cms.base import CMSAdapter, CMSCredentials
 
-PLATFORMS = ("wordpress",)
+PLATFORMS = ("wordpress", "ghost")
 
 
 def build_adapter(platform: str, credentials: CMSCredentials) -> CMSAdapter:
@@ -14,4 +14,8 @@ def build_adapter(platform: str, credentials: CMSCredentials) -> CMSAdapter:
         from inkwell.cms.wordpress import WordPressAdapter
 
         return WordPressAdapter(credentials, timeout=options["TIMEOUT_SECONDS"], allow_private=options["ALLOW_PRIVATE_URLS"])
+    if platform == "ghost":
+        from inkwell.cms.ghost import GhostAdapter
+
+        return GhostAdapter(credentials, timeout=options["TIMEOUT_SECONDS"], allow_private=options["ALLOW_PRIVATE_URLS"])
     raise ValueError(f"Unknown CMS platform {platform!r}; one of {list(PLATFORMS)}")
