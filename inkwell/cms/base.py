@@ -204,6 +204,12 @@ class CMSAdapter(ABC):
     caller (a job or the scheduler) decides about retries from ``CMSError.retryable``."""
 
     platform: str
+    # How the CMS signs the webhooks it delivers: "inkwell" (Inkwell's own scheme, sent by the
+    # Inkwell plugin: X-Inkwell-Signature) or "ghost" (Ghost's X-Ghost-Signature).
+    webhook_signing: str = "inkwell"
+    # Whether Inkwell makes the CMS's webhooks itself (``register_webhooks``) rather than a person
+    # installing something on the CMS.
+    registers_webhooks: bool = False
 
     @abstractmethod
     def current_user(self) -> RemoteUser:

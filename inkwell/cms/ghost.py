@@ -248,6 +248,8 @@ class _Answer:
 
 class GhostAdapter(CMSAdapter):
     platform = PLATFORM
+    webhook_signing = "ghost"
+    registers_webhooks = True
 
     def __init__(self, credentials: CMSCredentials, *, timeout: float, allow_private: bool):
         self._base_url = _site_root(credentials.base_url)

@@ -22,7 +22,7 @@ from rest_framework.exceptions import ParseError, PermissionDenied, ValidationEr
 from inkwell.api import parsers
 from inkwell.api.exceptions import ApiError, Conflict, StateConflict
 from inkwell.api.filters import MAX_ID
-from inkwell.cms import build_adapter, ghost
+from inkwell.cms import build_adapter, ghost, platforms_where
 from inkwell.cms.base import CMSAdapter, CMSCredentials, CMSError, RemotePost, RemoteTerm, url_on_site
 from inkwell.integration.models import (
     ACTIVE_SYNC_STATUSES,
@@ -451,14 +451,15 @@ def authenticate_webhook(*, key: ApiKey, timestamp: str | None, signature: str |
 
     The signature is verified before the body is read: an unsigned body is never parsed. In
     order: the timestamp must be within ``WEBHOOK_TOLERANCE_SECONDS`` of now (401); the key's site
-    (or, for an account-wide key, one of the account's sites) must have a WordPress integration
+    (or, for an account-wide key, one of the account's sites) must have an integration whose CMS
+    signs with Inkwell's scheme (WordPress, with the plugin)
     (409); the signature must be the HMAC-SHA256 of ``"{timestamp}." + body`` with the webhook
     secret of one of those integrations (401); the body JSON (400); an account-wide key's
     ``site_id`` must be the key's account's (400), a site-bound key's its own site (403), and the
     site's integration the one whose secret signed (401).
     """
     timestamp = _webhook_timestamp(timestamp)
-    candidates = _integrations(key.account_id).select_related("site").filter(platform=Platform.WORDPRESS)
+    candidates = _integrations(key.account_id).select_related("site").filter(platform__in=platforms_where(webhook_signing="inkwell"))
     if key.site_id is not None:
         candidates = candidates.filter(site_id=key.site_id)
     candidates = list(candidates)
@@ -532,7 +533,7 @@ def ghost_webhooks_setup(*, integration: SiteIntegration, target_url: str) -> di
     published, edited, unpublished or deleted, each delivery signed with a new webhook secret that
     Inkwell keeps and nobody has to copy. The webhooks made before are removed first. When Ghost
     refuses, nothing changes here and the answer says why (``registered`` false)."""
-    if integration.platform != Platform.GHOST:
+    if integration.platform not in platforms_where(registers_webhooks=True):
         raise StateConflict({"platform": [NOT_GHOST_INTEGRATION]})
     secret = new_webhook_secret()
     try:
@@ -579,7 +580,7 @@ def authenticate_ghost_webhook(*, integration_id: int, signature: str | None, ra
         raise _ghost_refused(STALE_TIMESTAMP)
     integration = None
     if 1 <= integration_id <= MAX_ID:
-        integration = SiteIntegration.dangerously_unscoped.select_related("account").filter(pk=integration_id, platform=Platform.GHOST).first()
+        integration = SiteIntegration.dangerously_unscoped.select_related("account").filter(pk=integration_id, platform__in=platforms_where(webhook_signing="ghost")).first()
     expected = ghost.webhook_signature(secret=integration.webhook_secret, raw_body=raw_body, timestamp_ms=timestamp_ms) if integration and integration.webhook_secret else ""
     if not expected or not hmac.compare_digest(digest.encode(), expected.encode()):
         raise _ghost_refused()
