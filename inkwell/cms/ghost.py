@@ -39,7 +39,7 @@ import time
 from functools import cached_property
 from datetime import datetime
 from typing import Any
-from urllib.parse import urljoin, urlsplit, urlunsplit
+from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
 import httpx2
 import jwt
@@ -277,7 +277,8 @@ class GhostAdapter(CMSAdapter):
         return RemoteUser(external_id=key_id, name=f"the Admin API key {key_id[:6]}…", roles=["integration"], capabilities=["publish_posts"])
 
     def site_info(self) -> SiteInfo:
-        site = self._call("GET", "/site/").json().get("site")
+        data = self._call("GET", "/site/").json()
+        site = data.get("site") if isinstance(data, dict) else None
         if not isinstance(site, dict):
             raise CMSError(NOT_GHOST)
         time_zone = "Etc/UTC"
@@ -328,7 +329,7 @@ class GhostAdapter(CMSAdapter):
         categories, nor parents)."""
         self._check_taxonomy(taxonomy)
         if slug:
-            answer = self._call("GET", f"/tags/slug/{slug}/", params={"fields": "id,name,slug"}, expect=(404,))
+            answer = self._call("GET", f"/tags/slug/{quote(slug, safe='')}/", params={"fields": "id,name,slug"}, expect=(404,))
             if answer.status == 200:
                 return self._term(answer.one("tags"), taxonomy="tag")
         body: dict[str, Any] = {"name": name[:191]}
@@ -396,11 +397,22 @@ class GhostAdapter(CMSAdapter):
         for webhook_id in replace:
             if GHOST_ID.fullmatch(webhook_id or ""):
                 self._call("DELETE", f"/webhooks/{webhook_id}/", expect=(404,))
-        made = []
-        for event in WEBHOOK_EVENTS:
-            body = {"webhooks": [{"event": event, "target_url": target_url, "secret": secret, "name": f"{WEBHOOK_NAME} {event}"}]}
-            item = self._call("POST", "/webhooks/", json_body=body).one("webhooks")
-            made.append(RemoteWebhook(external_id=str(item.get("id") or ""), event=event))
+        made: list[RemoteWebhook] = []
+        try:
+            for event in WEBHOOK_EVENTS:
+                body = {"webhooks": [{"event": event, "target_url": target_url, "secret": secret, "name": f"{WEBHOOK_NAME} {event}"}]}
+                item = self._call("POST", "/webhooks/", json_body=body).one("webhooks")
+                made.append(RemoteWebhook(external_id=_ghost_id(item.get("id")), event=event))
+        except (CMSError, ValueError) as error:
+            # Half a set would deliver with a secret nobody keeps: the ones made go again.
+            for webhook in made:
+                try:
+                    self._call("DELETE", f"/webhooks/{webhook.external_id}/", expect=(404,))
+                except CMSError:
+                    logger.warning("ghost webhook %s could not be removed after a failed setup", webhook.external_id)
+            if isinstance(error, ValueError):
+                raise CMSError(NOT_GHOST) from error
+            raise
         return made
 
     # -- payloads -------------------------------------------------------------------------

@@ -536,6 +536,9 @@ def ghost_webhooks_setup(*, integration: SiteIntegration, target_url: str) -> di
     if integration.platform not in platforms_where(registers_webhooks=True):
         raise StateConflict({"platform": [NOT_GHOST_INTEGRATION]})
     secret = new_webhook_secret()
+    # Ghost allows one webhook per event and address: a query of its own makes each setup's address
+    # new, so a setup never collides with webhooks an earlier one made and lost track of.
+    target_url = f"{target_url}?setup={secrets.token_hex(4)}"
     try:
         with adapter_for(integration=integration) as adapter:
             made = adapter.register_webhooks(target_url=target_url, secret=secret, replace=list(integration.remote_webhook_ids or []))

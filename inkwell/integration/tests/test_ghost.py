@@ -199,6 +199,19 @@ def test_a_sync_imports_ghost_tags_and_reconciles_an_unpublished_post(tenant, gh
     assert [item["slug"] for item in ghost_integration.structure["content_types"]] == ["post", "page"]
 
 
+@pytest.mark.django_db
+def test_webhooks_ghost_refuses_leave_everything_as_it_was_and_say_why(tenant, ghost_integration, ghost, as_user):
+    SiteIntegration.objects.for_account(tenant.account).update(app_password=f"{ghost.admin_key.split(':')[0]}:{'0' * 64}")
+    secret = ghost_integration.webhook_secret
+
+    data = as_user(tenant.owner).post(f"{INTEGRATIONS}{ghost_integration.pk}/register_webhooks/").json()["data"]
+
+    assert (data["registered"], data["error_code"], data["events"]) == (False, "cms_auth_failed", [])
+    assert data["target_url"].startswith(f"http://testserver/api/v1/integration/webhook/ghost/{ghost_integration.pk}/?setup=")
+    ghost_integration.refresh_from_db()
+    assert (ghost_integration.webhook_secret, ghost_integration.remote_webhook_ids) == (secret, [])
+
+
 # Publishing failures against the real Ghost: named, recorded, retried with back-off when worth it
 
 
