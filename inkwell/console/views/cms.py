@@ -182,4 +182,6 @@ class CmsWebhookView(IntegrationAction):
             target_url = request.build_absolute_uri(reverse("integration-webhook-ghost", kwargs={"pk": integration.pk}))
             return self.back(request, integration, ghost_webhooks=services.ghost_webhooks_setup(integration=integration, target_url=target_url))
         setup = services.webhook_setup(integration=integration, user=request.user)
-        return self.back(request, integration, webhook=setup, plugin_source=selectors.wordpress_plugin_source())
+        response = self.back(request, integration, webhook=setup, plugin_source=selectors.wordpress_plugin_source())
+        response["Cache-Control"] = "no-store"  # the secret and the key must not stay in a cache
+        return response
