@@ -365,3 +365,18 @@ def test_a_delivery_not_signed_with_the_integrations_secret_is_refused(tenant, g
     assert post(f"sha256={good}, t={now_ms}").json()["data"] == {"ignored": True}
     assert post(f"sha256={good}, t={now_ms}").json()["data"] == {"duplicate": True}
     assert url.endswith(f"/webhook/ghost/{ghost_integration.pk}/")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("body", "field"), [(b"not json", None), (b'{"post": []}', "post"), (b'{"post": {"current": {"id": "x", "status": "published"}}}', "post"), (b"{}", "post")])
+def test_a_signed_body_that_is_not_ghosts_post_payload_is_a_400_never_a_500(ghost_integration, client, body, field):
+    from inkwell.cms.ghost import webhook_signature
+
+    now_ms = str(int(time.time() * 1000))
+    signature = webhook_signature(secret=ghost_integration.webhook_secret, raw_body=body, timestamp_ms=now_ms)
+
+    response = client.post(reverse("integration-webhook-ghost", kwargs={"pk": ghost_integration.pk}), body, content_type="application/json", HTTP_X_GHOST_SIGNATURE=f"sha256={signature}, t={now_ms}")
+
+    assert response.status_code == 400
+    assert field is None or field in response.json()["errors"]
+    assert not WebhookDelivery.objects.for_account(ghost_integration.account_id).filter(integration=ghost_integration).exists()
