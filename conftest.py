@@ -20,7 +20,7 @@ from inkwell.tenancy.models import Account, Industry, IndustrySector, Plan, Role
 from inkwell.writer.tests.factories import make_sector
 
 # ``openai_server``: a protocol-faithful OpenAI-compatible server on loopback, for any test.
-pytest_plugins = ["inkwell.ai.tests.openai_server", "inkwell.cms.tests.wordpress", "inkwell.cms.tests.cms_server"]
+pytest_plugins = ["inkwell.ai.tests.openai_server", "inkwell.cms.tests.wordpress", "inkwell.cms.tests.ghost", "inkwell.cms.tests.cms_server"]
 
 
 def pytest_collection_modifyitems(config, items):

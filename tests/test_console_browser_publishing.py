@@ -80,7 +80,7 @@ def test_an_approved_article_is_scheduled_in_the_calendar_and_the_scheduler_publ
     type_into(page.get_by_label("WordPress address"), "http://127.0.0.1:9")
     type_into(page.get_by_label("User name"), wordpress.user)
     type_into(page.get_by_label("Application password"), wordpress.app_password)
-    press(page.get_by_role("button", name="Connect and test"))
+    press(page.get_by_role("button", name="Connect WordPress and test"))
     page.get_by_text("WordPress could not be reached at this address").wait_for()
     screens.capture("31-cms-unreachable")
     press(page.get_by_text("Change the address, user or application password"))

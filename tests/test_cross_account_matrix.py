@@ -168,6 +168,51 @@ def test_every_non_public_route_needs_credentials(route, api_client, victim):
         assert response.json()["code"] == "authentication_required"
 
 
+# Public routes that name an object (a CMS's webhook for one integration): no login, so the proof
+# is a signature. Each is called with the victim's object and a body signed the only way the
+# attacker can, with a secret of its own account: refused, and the victim's rows stay as they were.
+PUBLIC_OBJECT_ROUTES = [route for route in ROUTES if route.tenant_scope == "public" and "pk" in route.kwargs]
+
+
+def _ghost_delivery_signed_by_attacker(victim, attacking_tenant) -> tuple:
+    import time
+
+    from inkwell.cms.ghost import webhook_signature
+    from inkwell.integration.models import Platform
+    from inkwell.integration.tests.factories import make_integration, make_site
+
+    target = make_integration(victim, site=make_site(victim), platform=Platform.GHOST, username="", base_url="https://victim.example.com")
+    own = make_integration(attacking_tenant, site=make_site(attacking_tenant), platform=Platform.GHOST, username="", base_url="https://attacker.example.com")
+    body = b'{"post":{"current":{},"previous":{"id":"' + b"a" * 24 + b'"}}}'
+    now_ms = str(int(time.time() * 1000))
+    signature = webhook_signature(secret=own.webhook_secret, raw_body=body, timestamp_ms=now_ms)
+    return target, body, {"HTTP_X_GHOST_SIGNATURE": f"sha256={signature}, t={now_ms}"}
+
+
+PUBLIC_OBJECT_DELIVERIES = {"integration-webhook-ghost": _ghost_delivery_signed_by_attacker}
+
+
+def test_every_public_route_that_names_an_object_is_covered():
+    assert {route.name for route in PUBLIC_OBJECT_ROUTES} == set(PUBLIC_OBJECT_DELIVERIES)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("route", PUBLIC_OBJECT_ROUTES, ids=str)
+def test_a_public_route_refuses_another_accounts_object_signed_with_the_attackers_secret(route, victim, make_tenant, api_client):
+    from inkwell.integration.models import WebhookDelivery
+
+    attacking_tenant = make_tenant("attacker")
+    target, body, headers = PUBLIC_OBJECT_DELIVERIES[route.name](victim, attacking_tenant)
+    before = model_to_dict(target)
+
+    response = api_client.post(_url(route, {"pk": target.pk}), body, content_type="application/json", **headers)
+
+    assert response.status_code == 401, f"POST {route} answered {response.status_code} to another account's signature"
+    target.refresh_from_db()
+    assert model_to_dict(target) == before
+    assert not WebhookDelivery.dangerously_unscoped.filter(integration=target).exists()
+
+
 @pytest.mark.urls("tests.matrix_leaky_urls")
 def test_a_new_route_that_forgets_tenancy_is_caught():
     assert routes_without_tenancy(discover_api_routes()) == ["api/v1/leaky/sites/ (LeakySiteList)"]

@@ -16,7 +16,7 @@ SECTIONS = {
     "writer": "Writing tasks, content and its review workflow, images, categories and tags.",
     "linker": "Internal links between a site's articles.",
     "optimizer": "Scoring articles and improving them with AI.",
-    "integration": "CMS integrations (WordPress), the CMS webhook, and each site's settings.",
+    "integration": "CMS integrations (WordPress, Ghost), the CMS webhooks, and each site's settings.",
     "publisher": "Publishing approved content now or on schedule, its records, deployments and the public site definition.",
     "automation": "The seven-stage pipeline per site: configuration, runs, estimate and logs.",
     "jobs": "Background jobs: their status, progress and cancellation.",

@@ -45,7 +45,7 @@ TAGS = [
     ("linker", "Internal links between a site's articles."),
     ("optimizer", "Content analysis and AI optimization."),
     ("publishing", "Publishing to the CMS, the site's publishing settings and its definition."),
-    ("integration", "CMS integrations (WordPress): connection, sync, structure and the webhook."),
+    ("integration", "CMS integrations (WordPress, Ghost): connection, sync, structure and the webhooks."),
     ("automation", "The seven-stage automation pipeline: configuration, runs and logs."),
     ("jobs", "Background jobs: progress, results and cancellation."),
     ("notifications", "The account's notifications."),

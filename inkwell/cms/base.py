@@ -61,6 +61,15 @@ class CMSNotFound(CMSError):
     message = "The CMS does not have this item"
 
 
+class CMSConflict(CMSError):
+    """The CMS refused a change because the item changed meanwhile (Ghost's 409
+    UpdateCollisionError): reading it again and retrying succeeds."""
+
+    code = "cms_conflict"
+    message = "The post changed on the CMS while it was being updated"
+    retryable = True
+
+
 class CMSRejected(CMSError):
     """The CMS refused the request's content (a 400 with its own reason)."""
 
@@ -99,6 +108,9 @@ def url_on_site(url: object, *, site_url: str) -> str:
 
 @dataclass(frozen=True)
 class CMSCredentials:
+    """``app_password`` is the platform's secret: a WordPress application password (with
+    ``username``), or a Ghost Admin API key ``<id>:<secret>`` (``username`` empty)."""
+
     base_url: str
     username: str
     app_password: str
@@ -174,8 +186,17 @@ class PostPayload:
     category_ids: list[str] = field(default_factory=list)
     tag_ids: list[str] = field(default_factory=list)
     featured_media_id: str = ""
+    # The featured image's address and alt text, for a CMS that keeps an image by its URL (Ghost).
+    featured_media_url: str = ""
+    featured_media_alt: str = ""
     meta_title: str = ""
     meta_description: str = ""
+
+
+@dataclass(frozen=True)
+class RemoteWebhook:
+    external_id: str
+    event: str
 
 
 class CMSAdapter(ABC):
@@ -183,6 +204,12 @@ class CMSAdapter(ABC):
     caller (a job or the scheduler) decides about retries from ``CMSError.retryable``."""
 
     platform: str
+    # How the CMS signs the webhooks it delivers: "inkwell" (Inkwell's own scheme, sent by the
+    # Inkwell plugin: X-Inkwell-Signature) or "ghost" (Ghost's X-Ghost-Signature).
+    webhook_signing: str = "inkwell"
+    # Whether Inkwell makes the CMS's webhooks itself (``register_webhooks``) rather than a person
+    # installing something on the CMS.
+    registers_webhooks: bool = False
 
     @abstractmethod
     def current_user(self) -> RemoteUser:
@@ -208,6 +235,17 @@ class CMSAdapter(ABC):
 
     @abstractmethod
     def upload_media(self, *, filename: str, content_type: str, data: bytes, alt_text: str = "") -> RemoteMedia: ...
+
+    @abstractmethod
+    def image_html(self, *, url: str, alt: str) -> str:
+        """An uploaded image placed in an article's body, in the markup the CMS's editor knows.
+        ``url`` and ``alt`` are plain text; the adapter escapes them."""
+
+    def register_webhooks(self, *, target_url: str, secret: str, replace: list[str]) -> list[RemoteWebhook]:
+        """Makes the CMS call ``target_url`` when a post changes, signed with ``secret``, after
+        removing the webhooks ``replace`` names (ids an earlier call answered). A CMS whose
+        webhooks are set up by hand (WordPress: a plugin) does not support it."""
+        raise CMSError(f"{self.platform} webhooks are set up on the CMS itself, not through its API")
 
     @abstractmethod
     def find_post(self, reference: str) -> RemotePost | None:

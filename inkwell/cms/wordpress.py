@@ -346,6 +346,10 @@ class WordPressAdapter(CMSAdapter):
             raise CMSRejected(MEDIA_OFF_SITE)
         return media
 
+    def image_html(self, *, url: str, alt: str) -> str:
+        # The block editor's own markup for an image block, which it opens without a "recover" prompt.
+        return f'<figure class="wp-block-image"><img src="{html.escape(url)}" alt="{html.escape(alt)}"/></figure>'
+
     def find_post(self, reference: str) -> RemotePost | None:
         tag = marker(reference)
         page = 1

@@ -11,6 +11,7 @@ from inkwell.tenancy.models import AccountOwnedModel, Site
 
 class Platform(models.TextChoices):
     WORDPRESS = "wordpress", "WordPress"
+    GHOST = "ghost", "Ghost"
 
 
 class ConnectionStatus(models.TextChoices):
@@ -32,15 +33,19 @@ ACTIVE_SYNC_STATUSES = frozenset({SyncStatus.QUEUED, SyncStatus.RUNNING})
 
 
 class SiteIntegration(AccountOwnedModel):
-    """One site's CMS. ``app_password`` and ``webhook_secret`` are encrypted at rest and never
-    returned by the API (the secret is shown once, when it is made)."""
+    """One site's CMS. ``app_password`` holds the platform's secret, encrypted at rest and never
+    returned by the API: WordPress's application password (of ``username``), or Ghost's Admin API
+    key ``<id>:<secret>`` (``username`` empty). ``webhook_secret`` is encrypted too (shown once,
+    when it is made). ``remote_webhook_ids`` are the webhooks Inkwell made on the CMS (Ghost),
+    removed when they are made anew."""
 
     site = models.ForeignKey(Site, on_delete=models.CASCADE, related_name="integrations")
     platform = models.CharField(max_length=20, choices=Platform.choices, default=Platform.WORDPRESS)
     base_url = models.URLField(max_length=500)
-    username = models.CharField(max_length=150)
+    username = models.CharField(max_length=150, blank=True)
     app_password = EncryptedTextField()
     webhook_secret = EncryptedTextField()
+    remote_webhook_ids = models.JSONField(default=list, blank=True)
     is_active = models.BooleanField(default=True)
     connection_status = models.CharField(max_length=10, choices=ConnectionStatus.choices, default=ConnectionStatus.UNTESTED)
     connection_message = models.CharField(max_length=300, blank=True)

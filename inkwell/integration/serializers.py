@@ -1,6 +1,12 @@
 """Input and output shapes of the integration endpoints. Credentials go in and never come out:
-an integration shows ``app_password_set``, and its webhook secret is shown once, when it is made
-or rotated."""
+an integration shows ``app_password_set`` (WordPress) or ``admin_api_key_set`` (Ghost), and its
+webhook secret is shown once, when it is made or rotated.
+
+Each platform takes its own credentials: WordPress a ``username`` and an ``app_password``, Ghost
+an ``admin_api_key`` (``<id>:<secret>``), which is stored in the same encrypted column as the
+application password. A credential of the other platform is refused on its field."""
+
+import re
 
 
 from django.conf import settings
@@ -19,6 +25,12 @@ PRIVATE_ADDRESS_NOT_ALLOWED = (
 )
 ADDRESS_NOT_ALLOWED = "This address points at a link-local, multicast or reserved network, which is never allowed for a CMS"
 INVALID_EVENT = "Invalid event"
+NOT_FOR_GHOST = "Ghost takes an Admin API key (admin_api_key), not a user name or application password"
+NOT_FOR_WORDPRESS = "WordPress takes a user name and an application password, not an Admin API key"
+ADMIN_API_KEY_FORMAT = "Enter the Admin API key as Ghost shows it: 24 hexadecimal characters, a colon, and 64 hexadecimal characters"
+ADMIN_API_KEY = re.compile(r"[0-9a-f]{24}:[0-9a-f]{64}")
+WORDPRESS_CREDENTIALS = ("username", "app_password")
+GHOST_CREDENTIALS = ("admin_api_key",)
 WEBHOOK_EVENTS = ("post.updated", "post.trashed", "post.deleted")
 MAX_CONTENT_TYPE_LENGTH = 100
 
@@ -40,6 +52,45 @@ def _text(max_length: int, **kwargs) -> serializers.CharField:
     return serializers.CharField(max_length=max_length, error_messages={"blank": REQUIRED, "null": REQUIRED}, **kwargs)
 
 
+class AdminApiKeyField(serializers.CharField):
+    """Ghost's Admin API key, ``<24 hex>:<64 hex>`` (surrounding spaces and case are forgiven)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(
+            max_length=200,
+            write_only=True,
+            error_messages={"blank": REQUIRED, "null": REQUIRED, "max_length": ADMIN_API_KEY_FORMAT},
+            help_text="Ghost's Admin API key, <id>:<secret> (Ghost: Settings → Integrations → a custom integration); stored encrypted, never returned.",
+            **kwargs,
+        )
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data).strip().lower()
+        if not ADMIN_API_KEY.fullmatch(value):
+            raise serializers.ValidationError(ADMIN_API_KEY_FORMAT)
+        return value
+
+
+def platform_credentials(attrs: dict, *, platform: str, creating: bool) -> dict:
+    """The fields as the integration stores them: a Ghost key goes where the application password
+    goes, with no user name. The other platform's credentials are refused on their fields; a
+    platform's own are required when creating."""
+    wanted, foreign, foreign_message = (
+        (GHOST_CREDENTIALS, WORDPRESS_CREDENTIALS, NOT_FOR_GHOST) if platform == Platform.GHOST else (WORDPRESS_CREDENTIALS, GHOST_CREDENTIALS, NOT_FOR_WORDPRESS)
+    )
+    errors = {name: [foreign_message] for name in foreign if name in attrs}
+    if creating:
+        errors.update({name: [REQUIRED] for name in wanted if name not in attrs})
+    if errors:
+        raise serializers.ValidationError(errors)
+    if platform == Platform.GHOST:
+        if "admin_api_key" in attrs:
+            attrs["app_password"] = attrs.pop("admin_api_key")
+        if creating:
+            attrs["username"] = ""
+    return attrs
+
+
 class BaseUrlField(serializers.CharField):
     def __init__(self, **kwargs):
         super().__init__(max_length=500, validators=[cms_base_url], error_messages={"blank": REQUIRED, "null": REQUIRED}, **kwargs)
@@ -51,7 +102,8 @@ class BaseUrlField(serializers.CharField):
 
 class IntegrationSerializer(serializers.ModelSerializer):
     site_id = serializers.IntegerField(read_only=True)
-    app_password_set = serializers.SerializerMethodField(help_text="An application password is stored (it is never shown).")
+    app_password_set = serializers.SerializerMethodField(help_text="WordPress: an application password is stored (it is never shown).")
+    admin_api_key_set = serializers.SerializerMethodField(help_text="Ghost: an Admin API key is stored (it is never shown).")
     sync_job_id = serializers.IntegerField(read_only=True, allow_null=True)
 
     class Meta:
@@ -63,6 +115,7 @@ class IntegrationSerializer(serializers.ModelSerializer):
             "base_url",
             "username",
             "app_password_set",
+            "admin_api_key_set",
             "is_active",
             "connection_status",
             "connection_message",
@@ -78,7 +131,10 @@ class IntegrationSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     def get_app_password_set(self, integration: SiteIntegration) -> bool:
-        return bool(integration.app_password)
+        return integration.platform == Platform.WORDPRESS and bool(integration.app_password)
+
+    def get_admin_api_key_set(self, integration: SiteIntegration) -> bool:
+        return integration.platform == Platform.GHOST and bool(integration.app_password)
 
 
 class IntegrationCreatedSerializer(IntegrationSerializer):
@@ -94,22 +150,69 @@ class WebhookSecretSerializer(serializers.Serializer):
 
 
 class IntegrationCreateInputSerializer(serializers.Serializer):
+    """WordPress: ``username`` and ``app_password``; Ghost: ``admin_api_key`` (and its Admin API
+    URL, the site's address, as ``base_url``)."""
+
     site_id = AccountSiteField(source="site")
     platform = serializers.ChoiceField(choices=Platform.choices, error_messages={"invalid_choice": INVALID_PLATFORM})
-    base_url = BaseUrlField(help_text="The CMS's address, e.g. https://blog.example.com")
-    username = _text(150)
-    app_password = _text(200, write_only=True, help_text="A WordPress application password of that user; stored encrypted.")
+    base_url = BaseUrlField(help_text="The CMS's address, e.g. https://blog.example.com (Ghost: the API URL of its custom integration)")
+    username = _text(150, required=False, help_text="WordPress only: the user the application password belongs to.")
+    app_password = _text(200, write_only=True, required=False, help_text="WordPress only: an application password of that user; stored encrypted.")
+    admin_api_key = AdminApiKeyField(required=False)
     is_active = serializers.BooleanField(required=False, default=True)
+
+    def to_internal_value(self, data):
+        try:
+            return super().to_internal_value(data)
+        except serializers.ValidationError as invalid:
+            # The credentials the platform needs are named with the other fields' errors.
+            platform = data.get("platform") if isinstance(data, dict) else None
+            if platform in Platform.values and isinstance(invalid.detail, dict):
+                given = {name: True for name in (*WORDPRESS_CREDENTIALS, *GHOST_CREDENTIALS) if data.get(name) not in (None, "")}
+                try:
+                    platform_credentials(given, platform=platform, creating=True)
+                except serializers.ValidationError as more:
+                    invalid.detail = {**more.detail, **invalid.detail}
+            raise
+
+    def validate(self, attrs):
+        return platform_credentials(attrs, platform=attrs["platform"], creating=True)
 
 
 class IntegrationUpdateInputSerializer(serializers.Serializer):
-    """The site and platform of an integration are fixed. ``app_password`` left out keeps the
-    stored one (a client never gets it back to send again)."""
+    """The site and platform of an integration are fixed. A secret left out (``app_password``,
+    ``admin_api_key``) keeps the stored one (a client never gets it back to send again)."""
 
     base_url = BaseUrlField()
-    username = _text(150)
-    app_password = _text(200, write_only=True, required=False)
+    username = _text(150, required=False, help_text="WordPress only.")
+    app_password = _text(200, write_only=True, required=False, help_text="WordPress only.")
+    admin_api_key = AdminApiKeyField(required=False)
     is_active = serializers.BooleanField(required=False)
+
+    platform = Platform.WORDPRESS
+
+    def validate(self, attrs):
+        attrs = platform_credentials(attrs, platform=self.platform, creating=False)
+        if self.platform == Platform.WORDPRESS and not self.partial and "username" not in attrs:
+            raise serializers.ValidationError({"username": [REQUIRED]})
+        return attrs
+
+
+class GhostIntegrationUpdateInputSerializer(IntegrationUpdateInputSerializer):
+    platform = Platform.GHOST
+
+
+def update_input_for(platform: str) -> type[IntegrationUpdateInputSerializer]:
+    """The update input of an integration of ``platform`` (its credentials are checked by it)."""
+    return GhostIntegrationUpdateInputSerializer if platform == Platform.GHOST else IntegrationUpdateInputSerializer
+
+
+class GhostWebhooksResultSerializer(serializers.Serializer):
+    registered = serializers.BooleanField(help_text="Ghost made the webhooks; false when it refused (the previous ones, if any, stay).")
+    events = serializers.ListField(child=serializers.CharField(), help_text="The post events Ghost now calls Inkwell on.")
+    target_url = serializers.CharField(help_text="Where Ghost delivers them.")
+    message = serializers.CharField()
+    error_code = serializers.CharField(allow_null=True)
 
 
 class RemoteUserSerializer(serializers.Serializer):

@@ -22,7 +22,7 @@ from rest_framework.exceptions import ParseError, PermissionDenied, ValidationEr
 from inkwell.api import parsers
 from inkwell.api.exceptions import ApiError, Conflict, StateConflict
 from inkwell.api.filters import MAX_ID
-from inkwell.cms import build_adapter
+from inkwell.cms import build_adapter, ghost, platforms_where
 from inkwell.cms.base import CMSAdapter, CMSCredentials, CMSError, RemotePost, RemoteTerm, url_on_site
 from inkwell.integration.models import (
     ACTIVE_SYNC_STATUSES,
@@ -451,14 +451,15 @@ def authenticate_webhook(*, key: ApiKey, timestamp: str | None, signature: str |
 
     The signature is verified before the body is read: an unsigned body is never parsed. In
     order: the timestamp must be within ``WEBHOOK_TOLERANCE_SECONDS`` of now (401); the key's site
-    (or, for an account-wide key, one of the account's sites) must have a WordPress integration
+    (or, for an account-wide key, one of the account's sites) must have an integration whose CMS
+    signs with Inkwell's scheme (WordPress, with the plugin)
     (409); the signature must be the HMAC-SHA256 of ``"{timestamp}." + body`` with the webhook
     secret of one of those integrations (401); the body JSON (400); an account-wide key's
     ``site_id`` must be the key's account's (400), a site-bound key's its own site (403), and the
     site's integration the one whose secret signed (401).
     """
     timestamp = _webhook_timestamp(timestamp)
-    candidates = _integrations(key.account_id).select_related("site").filter(platform=Platform.WORDPRESS)
+    candidates = _integrations(key.account_id).select_related("site").filter(platform__in=platforms_where(webhook_signing="inkwell"))
     if key.site_id is not None:
         candidates = candidates.filter(site_id=key.site_id)
     candidates = list(candidates)
@@ -519,6 +520,81 @@ def receive_webhook(*, integration: SiteIntegration, signature: str, event: str,
         delivery.outcome = "applied" if applied else "unchanged"
         delivery.save(update_fields=["outcome"])
     return {"applied": applied, "content_id": content.pk, "site_status": content.site_status, "external_url": content.external_url}
+
+
+# Ghost's webhooks
+
+GHOST_SIGNATURE_HEADER = "X-Ghost-Signature"
+NOT_GHOST_INTEGRATION = "Only a Ghost integration's webhooks are made through its API; WordPress's come from the Inkwell plugin"
+
+
+def ghost_webhooks_setup(*, integration: SiteIntegration, target_url: str) -> dict:
+    """Makes Ghost call ``target_url`` (this integration's Ghost webhook endpoint) when a post is
+    published, edited, unpublished or deleted, each delivery signed with a new webhook secret that
+    Inkwell keeps and nobody has to copy. The webhooks made before are removed first. When Ghost
+    refuses, nothing changes here and the answer says why (``registered`` false)."""
+    if integration.platform not in platforms_where(registers_webhooks=True):
+        raise StateConflict({"platform": [NOT_GHOST_INTEGRATION]})
+    secret = new_webhook_secret()
+    # Ghost allows one webhook per event and address: a query of its own makes each setup's address
+    # new, so a setup never collides with webhooks an earlier one made and lost track of.
+    target_url = f"{target_url}?setup={secrets.token_hex(4)}"
+    try:
+        with adapter_for(integration=integration) as adapter:
+            made = adapter.register_webhooks(target_url=target_url, secret=secret, replace=list(integration.remote_webhook_ids or []))
+    except CMSError as exc:
+        return {"registered": False, "events": [], "target_url": target_url, "message": exc.message, "error_code": exc.code}
+    integration.webhook_secret = secret
+    integration.remote_webhook_ids = [webhook.external_id for webhook in made]
+    integration.save(update_fields=["webhook_secret", "remote_webhook_ids", "updated_at"])
+    events_made = [webhook.event for webhook in made]
+    return {"registered": True, "events": events_made, "target_url": target_url, "message": f"Ghost calls Inkwell on {len(events_made)} post events", "error_code": None}
+
+
+def _ghost_refused(message: str = INVALID_SIGNATURE) -> WebhookRefused:
+    return WebhookRefused({GHOST_SIGNATURE_HEADER: [message]})
+
+
+@dataclass(frozen=True)
+class GhostDeliveryIn:
+    integration: SiteIntegration
+    signature: str
+    event: str
+    post: dict
+
+
+def authenticate_ghost_webhook(*, integration_id: int, signature: str | None, raw_body: bytes) -> GhostDeliveryIn:
+    """One delivery of Ghost's webhook, once it proved to come from the Ghost of the integration
+    the URL names; ``receive_webhook`` then applies it.
+
+    Ghost signs ``X-Ghost-Signature: sha256=<hex>, t=<ms>``, the HMAC-SHA256 of the raw body
+    followed by the timestamp, with the webhook secret Inkwell gave it. Checked before the body is
+    read, in order: the header's shape and a timestamp within ``WEBHOOK_TOLERANCE_SECONDS`` of now,
+    then the signature with the secret of the Ghost integration the URL names. Any of these
+    failing is the same 401, an unknown integration included (the answer tells nothing about
+    which integrations exist). Then the body: what Ghost sends of the post (400 when it is none).
+    """
+    parsed = ghost.parse_signature_header(signature)
+    if parsed is None:
+        raise _ghost_refused()
+    digest, timestamp_ms = parsed
+    tolerance = settings.INKWELL_CMS["WEBHOOK_TOLERANCE_SECONDS"]
+    if abs(time.time() - int(timestamp_ms) / 1000) > tolerance:
+        raise _ghost_refused(STALE_TIMESTAMP)
+    integration = None
+    if 1 <= integration_id <= MAX_ID:
+        integration = SiteIntegration.dangerously_unscoped.select_related("account").filter(pk=integration_id, platform__in=platforms_where(webhook_signing="ghost")).first()
+    expected = ghost.webhook_signature(secret=integration.webhook_secret, raw_body=raw_body, timestamp_ms=timestamp_ms) if integration and integration.webhook_secret else ""
+    if not expected or not hmac.compare_digest(digest.encode(), expected.encode()):
+        raise _ghost_refused()
+    try:
+        event, external_id, remote = ghost.webhook_post(_webhook_payload(raw_body), site_url=integration.base_url)
+    except ValueError as error:
+        raise ValidationError({"post": [str(error)]}) from None
+    post = {"id": external_id}
+    if remote is not None:
+        post.update(status=remote.status, link=remote.url, modified_gmt=remote.modified_at)
+    return GhostDeliveryIn(integration=integration, signature=digest, event=event, post=post)
 
 
 def purge_webhook_deliveries(*, older_than: timedelta) -> int:

@@ -10,5 +10,6 @@ router.register("", views.IntegrationViewSet, basename="integration")
 
 urlpatterns = [
     path("webhook/cms/", views.CmsWebhookView.as_view(), name="integration-webhook-cms"),
+    path("webhook/ghost/<int:pk>/", views.GhostWebhookView.as_view(), name="integration-webhook-ghost"),
     *router.urls,
 ]

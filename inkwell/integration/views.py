@@ -6,13 +6,14 @@ change and delete them (credentials are theirs alone); editors may also
 test the connection, refresh the structure and start syncs, which change no credentials.
 """
 
+from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins
 from rest_framework.decorators import action
-from rest_framework.permissions import BasePermission
+from rest_framework.permissions import AllowAny, BasePermission
 
 from inkwell.api.envelope import created, ok
-from inkwell.api.exceptions import PlanInactive
+from inkwell.api.exceptions import ModuleDisabled, PlanInactive
 from inkwell.api.views import ApiView, validated, validated_query
 from inkwell.integration import selectors, services
 from inkwell.integration import serializers as s
@@ -21,6 +22,7 @@ from inkwell.integration.models import SiteIntegration
 from inkwell.jobs.serializers import JobStartedSerializer
 from inkwell.jobs.views import job_accepted
 from inkwell.system.permissions import ModuleEnabled
+from inkwell.system.selectors import disabled_modules
 from inkwell.tenancy.authentication import ApiKeyAuthentication
 from inkwell.tenancy.models import CONTENT_WRITER_ROLES, MANAGER_ROLES, ApiKey
 from inkwell.tenancy.viewsets import AccountScopedViewSet
@@ -53,7 +55,7 @@ class IntegrationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixin
         """Changes the address, user, application password (kept when left out) or ``is_active``;
         new credentials are ``untested`` until the next connection test."""
         integration = self.get_object()
-        integration = services.integration_update(integration=integration, **validated(s.IntegrationUpdateInputSerializer, request, partial=partial))
+        integration = services.integration_update(integration=integration, **validated(s.update_input_for(integration.platform), request, partial=partial))
         return ok(self.get_serializer(integration).data)
 
     @extend_schema(request=s.IntegrationUpdateInputSerializer, responses={200: s.IntegrationSerializer})
@@ -68,6 +70,18 @@ class IntegrationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixin
     def rotate_webhook_secret(self, request, pk=None):
         """A new webhook secret, shown in this answer only; the old one stops working at once."""
         return ok({"webhook_secret": services.rotate_webhook_secret(integration=self.get_object())}, secret=True)
+
+    @extend_schema(request=None, responses={200: s.GhostWebhooksResultSerializer})
+    @action(detail=True, methods=["post"])
+    def register_webhooks(self, request, pk=None):
+        """Ghost only (409 for WordPress, whose webhook is the Inkwell plugin): makes Ghost's
+        webhooks for post events, through its Admin API, pointing at this integration's Ghost
+        webhook endpoint and signed with a new secret Inkwell keeps. The ones made before are
+        replaced. 200 whether Ghost accepted or not: ``registered``, a message and, when it
+        refused, an ``error_code``."""
+        integration = self.get_object()
+        target_url = request.build_absolute_uri(reverse("integration-webhook-ghost", kwargs={"pk": integration.pk}))
+        return ok(services.ghost_webhooks_setup(integration=integration, target_url=target_url))
 
     @extend_schema(request=None, responses={200: s.ConnectionResultSerializer})
     @action(detail=True, methods=["post"], write_roles=CONTENT_WRITER_ROLES)
@@ -178,3 +192,37 @@ class CmsWebhookView(ApiView):
         )
         payload = validated(s.WebhookPayloadSerializer, request, data=delivery.payload)
         return ok(services.receive_webhook(integration=delivery.integration, signature=delivery.signature, **payload))
+
+
+class GhostWebhookView(ApiView):
+    """``POST /integration/webhook/ghost/{id}/``: Ghost tells us a post was published, edited,
+    unpublished or deleted (the webhooks ``register_webhooks`` made).
+
+    No user logs in here: Ghost proves itself with ``X-Ghost-Signature: sha256=<hex>, t=<ms>``,
+    the HMAC-SHA256 of the raw body followed by the timestamp, with the integration's webhook
+    secret. A missing or wrong signature, an integration that is not a Ghost one, or a timestamp
+    more than ``WEBHOOK_TOLERANCE_SECONDS`` (300) from now answers 401; a body that is not Ghost's
+    post payload 400. Answers as ``/integration/webhook/cms/``: ``duplicate``, ``ignored`` or what
+    it applied. See docs/publishing.md, "Ghost's webhooks".
+    """
+
+    tenant_scope = "public"
+    authentication_classes = []
+    permission_classes = [AllowAny]
+    throttle_scope = "general"
+
+    @extend_schema(
+        tags=["integration"],
+        request={"application/json": {"type": "object", "description": "Ghost's post webhook body: {post: {current, previous}}."}},
+        responses={200: s.WebhookResultSerializer},
+        parameters=[OpenApiParameter(services.GHOST_SIGNATURE_HEADER, str, OpenApiParameter.HEADER, required=True, description='"sha256=<hex>, t=<ms>": HMAC-SHA256 of body + timestamp.')],
+    )
+    def post(self, request, pk):
+        delivery = services.authenticate_ghost_webhook(integration_id=pk, signature=request.headers.get(services.GHOST_SIGNATURE_HEADER), raw_body=request.body)
+        account = delivery.integration.account
+        subscription = getattr(account, "subscription", None)
+        if subscription is None or not subscription.is_active:
+            raise PlanInactive()
+        if "integration" in disabled_modules(account):
+            raise ModuleDisabled()
+        return ok(services.receive_webhook(integration=delivery.integration, signature=delivery.signature, event=delivery.event, post=delivery.post))

@@ -28,7 +28,6 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
-from django.utils.html import escape
 
 from inkwell.api.exceptions import BusinessRuleViolation, CMSPublishFailed, StateConflict
 from inkwell.cms.base import CMSAdapter, CMSError, CMSNotFound, PostPayload, RemotePost
@@ -154,14 +153,11 @@ def _upload(adapter: CMSAdapter, image: Image) -> Image:
 _H2 = re.compile(r"<h2[\s>]", re.IGNORECASE)
 
 
-def body_with_images(*, html: str, images: list[Image]) -> str:
-    """The article with its in-article images placed as figures: the n-th image before the
-    (n+1)-th H2, so that each lands at the start of a section after the first; images beyond the
-    headings go at the end."""
-    figures = [
-        f'<figure class="wp-block-image"><img src="{escape(image.external_url)}" alt="{escape(image.alt_text)}"/></figure>'
-        for image in images
-    ]
+def body_with_images(*, html: str, figures: list[str]) -> str:
+    """The article with its in-article images (``figures``: each image's markup, made by the
+    CMS adapter's ``image_html``) placed as figures: the n-th image before the (n+1)-th H2, so
+    that each lands at the start of a section after the first; images beyond the headings go at
+    the end."""
     starts = [match.start() for match in _H2.finditer(html)][1:]
     pieces, cursor = [], 0
     for figure, start in zip(figures, starts, strict=False):
@@ -177,16 +173,20 @@ def _payload(adapter: CMSAdapter, content: Content) -> PostPayload:
     featured = next((image for image in images if image.image_type == ImageType.FEATURED), None)
     in_article = [_upload(adapter, image) for image in images if image.image_type == ImageType.IN_ARTICLE]
     category_ids, tag_ids = _term_ids(adapter, content)
+    featured = _upload(adapter, featured) if featured else None
+    figures = [adapter.image_html(url=image.external_url, alt=image.alt_text) for image in in_article]
     return PostPayload(
         reference=reference_of(content=content),
         title=content.title,
-        html=body_with_images(html=content.html, images=in_article),
+        html=body_with_images(html=content.html, figures=figures),
         excerpt=content.excerpt or content.meta_description,
         slug=cms_slug(slug=content.slug, title=content.title, content_id=content.pk),
         status=content_settings(content.account, "publishing")["default_publish_status"],
         category_ids=category_ids,
         tag_ids=tag_ids,
-        featured_media_id=_upload(adapter, featured).external_id if featured else "",
+        featured_media_id=featured.external_id if featured else "",
+        featured_media_url=featured.external_url if featured else "",
+        featured_media_alt=featured.alt_text if featured else "",
         meta_title=content.meta_title,
         meta_description=content.meta_description,
     )

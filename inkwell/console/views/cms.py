@@ -1,12 +1,14 @@
-"""A site's CMS connection: connect WordPress (address, user, application password), test the
-connection with the reason it failed, change the credentials, sync, the content types, the sync
-health, and the signed webhook's setup with what to paste into WordPress.
+"""A site's CMS connection: connect WordPress (address, user, application password) or Ghost
+(Admin API URL, Admin API key), test the connection with the reason it failed, change the
+credentials, sync, the content types, the sync health, and the signed webhook's setup: what to
+paste into WordPress, or Ghost's webhooks made through its Admin API.
 
 Roles as the API's integration endpoints: everyone reads; owners and admins connect, change
 credentials and set up the webhook (credentials are theirs); editors may also test, read the
 content types again and sync, which change no credentials.
 """
 
+from django.urls import reverse
 from rest_framework import exceptions
 
 from inkwell.console.base import ConsoleView, refusal_messages, get_scoped, scoped, validated
@@ -17,9 +19,11 @@ from inkwell.integration import serializers as s
 from inkwell.integration.models import Platform, SiteIntegration
 from inkwell.tenancy.models import CONTENT_WRITER_ROLES, MANAGER_ROLES
 
-CONNECTION_FIELDS = ("base_url", "username", "app_password")
+CONNECTION_FIELDS = {Platform.WORDPRESS: ("base_url", "username", "app_password"), Platform.GHOST: ("base_url", "admin_api_key")}
+# The fields whose value is shown again after a refusal (secrets never are).
+SHOWN_FIELDS = ("base_url", "username")
 # What a failed connection test means, in the words of someone fixing it (by the CMS error's code).
-FAILURE_REASONS = {
+WORDPRESS_FAILURE_REASONS = {
     "cms_unreachable": "WordPress could not be reached at this address. Check the address, and that the site is up.",
     "cms_timeout": "WordPress did not answer in time. Try again; if it keeps happening, the site is too slow or blocks Inkwell.",
     "cms_unavailable": "WordPress answered with a server error. Try again later.",
@@ -28,6 +32,17 @@ FAILURE_REASONS = {
     "cms_not_found": "No WordPress REST API answered at this address. Check the address, and that the REST API is not switched off.",
     "cms_address_not_allowed": "This address points to a private or local network, which Inkwell does not call.",
 }
+GHOST_FAILURE_REASONS = {
+    "cms_unreachable": "Ghost could not be reached at this address. Check the API URL, and that the site is up.",
+    "cms_timeout": "Ghost did not answer in time. Try again; if it keeps happening, the site is too slow or blocks Inkwell.",
+    "cms_unavailable": "Ghost answered with a server error. Try again later.",
+    "cms_auth_failed": "Ghost refused the Admin API key. In Ghost, open Settings → Integrations → your custom integration, copy the Admin API key again and enter it here.",
+    "cms_forbidden": "Ghost accepted the key but refused what Inkwell asked. Use the Admin API key of a custom integration, not the Content API key.",
+    "cms_not_found": "No Ghost Admin API answered at this address. Use the API URL the custom integration shows (your site's address).",
+    "cms_error": "The address did not answer as Ghost. Use the API URL the custom integration shows (your site's address).",
+    "cms_address_not_allowed": "This address points to a private or local network, which Inkwell does not call.",
+}
+FAILURE_REASONS = {Platform.WORDPRESS: WORDPRESS_FAILURE_REASONS, Platform.GHOST: GHOST_FAILURE_REASONS}
 CANNOT_PUBLISH = "The user signed in but may not publish posts (publish_posts). Give them the Author, Editor or Administrator role in WordPress."
 WEBHOOK_PATH = "/api/v1/integration/webhook/cms/"
 
@@ -36,18 +51,23 @@ def integration_of(request, pk) -> SiteIntegration:
     return get_scoped(SiteIntegration, request, pk, queryset=scoped(SiteIntegration, request).select_related("site", "sync_job"))
 
 
-def connection_outcome(result: dict) -> dict:
+def connection_outcome(result: dict, *, platform: str = Platform.WORDPRESS) -> dict:
     """A connection test's answer, with the reason to show when it failed or the user may not publish."""
     reason = ""
     if not result["connected"]:
-        reason = FAILURE_REASONS.get(result["error_code"], "")
+        reason = FAILURE_REASONS.get(platform, WORDPRESS_FAILURE_REASONS).get(result["error_code"], "")
     elif not result["user"]["can_publish"]:
         reason = CANNOT_PUBLISH
     return {**result, "ok": result["connected"] and not reason, "reason": reason}
 
 
+def form_values(request, platform: str) -> dict:
+    return {name: request.POST.get(name, "") for name in CONNECTION_FIELDS.get(platform, CONNECTION_FIELDS[Platform.WORDPRESS])}
+
+
 class CmsView(SiteView):
-    """The site's CMS page; POST connects WordPress and tests the connection at once."""
+    """The site's CMS page; POST connects WordPress or Ghost (``platform``) and tests the
+    connection at once."""
 
     module = "integration"
     write_roles = MANAGER_ROLES
@@ -59,7 +79,9 @@ class CmsView(SiteView):
             "site": site,
             "integration": integration,
             "values": {"base_url": "https://", "username": ""},
+            "ghost_values": {"base_url": "https://"},
             "errors": {},
+            "ghost_errors": {},
             "may_test": request.user.role_name in CONTENT_WRITER_ROLES,
             "webhook_url": request.build_absolute_uri(WEBHOOK_PATH),
         }
@@ -74,15 +96,19 @@ class CmsView(SiteView):
 
     def post(self, request, site_id):
         site = self.site_of(request, site_id)
-        values = {name: request.POST.get(name, "") for name in CONNECTION_FIELDS}
+        platform = Platform.GHOST if request.POST.get("platform") == Platform.GHOST else Platform.WORDPRESS
+        values = form_values(request, platform)
         try:
-            data = validated(s.IntegrationCreateInputSerializer, request, {**values, "site_id": site.pk, "platform": Platform.WORDPRESS})
+            data = validated(s.IntegrationCreateInputSerializer, request, {**values, "site_id": site.pk, "platform": platform})
             integration = services.integration_create(account=request.account, **data)
         except exceptions.APIException as exc:
             error, errors = refusal_messages(exc)
-            shown = {name: values[name] for name in ("base_url", "username")}
-            return self.show(request, site, status=exc.status_code, values=shown, errors=errors or {"non_field_errors": [error]})
-        result = connection_outcome(services.check_connection(integration=integration))
+            shown = {name: values[name] for name in SHOWN_FIELDS if name in values}
+            errors = errors or {"non_field_errors": [error]}
+            if platform == Platform.GHOST:
+                return self.show(request, site, status=exc.status_code, ghost_values=shown, ghost_errors=errors, chosen="ghost")
+            return self.show(request, site, status=exc.status_code, values=shown, errors=errors, chosen="wordpress")
+        result = connection_outcome(services.check_connection(integration=integration), platform=platform)
         return self.show(request, site, integration=integration, test_result=result, created=True)
 
 
@@ -106,23 +132,24 @@ class CmsCredentialsView(IntegrationAction):
     write_roles = MANAGER_ROLES
 
     def act(self, request, integration):
-        values = {name: request.POST.get(name, "") for name in CONNECTION_FIELDS}
-        if not values["app_password"]:
-            values.pop("app_password")
+        values = form_values(request, integration.platform)
+        for secret in ("app_password", "admin_api_key"):
+            if secret in values and not values[secret]:
+                values.pop(secret)
         try:
-            data = validated(s.IntegrationUpdateInputSerializer, request, values)
+            data = validated(s.update_input_for(integration.platform), request, values)
         except exceptions.APIException as exc:
             error, errors = refusal_messages(exc)
             return self.back(request, integration, status=exc.status_code, credential_errors=errors or {"non_field_errors": [error]})
         services.integration_update(integration=integration, **data)
-        return self.back(request, integration, test_result=connection_outcome(services.check_connection(integration=integration)))
+        return self.back(request, integration, test_result=connection_outcome(services.check_connection(integration=integration), platform=integration.platform))
 
 
 class CmsTestView(IntegrationAction):
     write_roles = CONTENT_WRITER_ROLES
 
     def act(self, request, integration):
-        return self.back(request, integration, test_result=connection_outcome(services.check_connection(integration=integration)))
+        return self.back(request, integration, test_result=connection_outcome(services.check_connection(integration=integration), platform=integration.platform))
 
 
 class CmsStructureView(IntegrationAction):
@@ -145,11 +172,15 @@ class CmsSyncView(IntegrationAction):
 
 
 class CmsWebhookView(IntegrationAction):
-    """A new webhook secret and a site API key, shown once in the snippet for wp-config.php."""
+    """WordPress: a new webhook secret and a site API key, shown once in the snippet for
+    wp-config.php. Ghost: its webhooks made through the Admin API, with a secret nobody sees."""
 
     write_roles = MANAGER_ROLES
 
     def act(self, request, integration):
+        if integration.platform == Platform.GHOST:
+            target_url = request.build_absolute_uri(reverse("integration-webhook-ghost", kwargs={"pk": integration.pk}))
+            return self.back(request, integration, ghost_webhooks=services.ghost_webhooks_setup(integration=integration, target_url=target_url))
         setup = services.webhook_setup(integration=integration, user=request.user)
         response = self.back(request, integration, webhook=setup, plugin_source=selectors.wordpress_plugin_source())
         response["Cache-Control"] = "no-store"  # the secret and the key must not stay in a cache

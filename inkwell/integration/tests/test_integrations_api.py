@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 
 INTEGRATIONS = "/api/v1/integration/"
 FIELDS = {
-    "id", "site_id", "platform", "base_url", "username", "app_password_set", "is_active", "connection_status", "connection_message",
+    "id", "site_id", "platform", "base_url", "username", "app_password_set", "admin_api_key_set", "is_active", "connection_status", "connection_message",
     "last_tested_at", "remote_site_name", "structure_updated_at", "sync_status", "sync_job_id", "last_synced_at", "created_at", "updated_at",
 }
 PRIVATE_ADDRESS_NOT_ALLOWED = (
@@ -99,7 +99,13 @@ def test_every_field_is_required_and_an_unknown_platform_is_refused(tenant, as_u
         client.post(INTEGRATIONS, {}, format="json"),
         400,
         "validation_error",
-        errors={name: ["This field is required"] for name in ("site_id", "platform", "base_url", "username", "app_password")},
+        errors={name: ["This field is required"] for name in ("site_id", "platform", "base_url")},
+    )
+    assert_error(
+        client.post(INTEGRATIONS, {"platform": "wordpress"}, format="json"),
+        400,
+        "validation_error",
+        errors={name: ["This field is required"] for name in ("site_id", "base_url", "username", "app_password")},
     )
     assert_error(client.post(INTEGRATIONS, body(tenant, platform="joomla"), format="json"), 400, "validation_error", errors={"platform": ["Invalid platform"]})
     assert_error(client.post(INTEGRATIONS, body(tenant, username=""), format="json"), 400, "validation_error", errors={"username": ["This field is required"]})

@@ -253,10 +253,9 @@ def test_a_second_scheduler_finds_nothing_left_to_claim(tenant, cms_server):
     ],
 )
 def test_in_article_images_open_the_sections_after_the_first_and_the_rest_go_last(html, expected):
-    images = [Image(external_url=f"https://cms.test/{n}.png", alt_text=f"alt {n}") for n in (1, 2)]
     figures = {f"[{n}]": f'<figure class="wp-block-image"><img src="https://cms.test/{n}.png" alt="alt {n}"/></figure>' for n in (1, 2)}
 
-    result = body_with_images(html=html, images=images)
+    result = body_with_images(html=html, figures=list(figures.values()))
 
     for marker, figure in figures.items():
         expected = expected.replace(marker, figure)
