@@ -32,22 +32,16 @@ from __future__ import annotations
 import hashlib
 import hmac
 import html
-import json
 import logging
 import re
 import time
-from functools import cached_property
 from datetime import datetime
 from typing import Any
-from urllib.parse import quote, urljoin, urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit
 
-import httpx2
 import jwt
 
-from inkwell import netguard
 from inkwell.cms.base import (
-    CMSAdapter,
-    CMSAddressNotAllowed,
     CMSAuthFailed,
     CMSConflict,
     CMSCredentials,
@@ -57,7 +51,6 @@ from inkwell.cms.base import (
     CMSRejected,
     CMSTimeout,
     CMSUnavailable,
-    CMSUnreachable,
     CollectionCheck,
     ContentType,
     PostPayload,
@@ -69,6 +62,7 @@ from inkwell.cms.base import (
     SiteInfo,
     url_on_site,
 )
+from inkwell.cms.http import Answer, HttpCMSAdapter, site_root
 
 logger = logging.getLogger("inkwell.cms")
 
@@ -79,16 +73,12 @@ NOT_GHOST = "The address did not answer as a Ghost Admin API"
 KEY_REFUSED = "Ghost refused the Admin API key"
 KEY_MALFORMED = "The Admin API key is not of the form <24 hex digits>:<64 hex digits>"
 MEDIA_OFF_SITE = "The CMS stored the file at an address outside its own site"
-MESSAGE_LIMIT = 200
-MAX_ANSWER_BYTES = 32 * 1024 * 1024
-USER_AGENT = "Inkwell (+CMS integration)"
 TOKEN_SECONDS = 300  # Ghost refuses a token that lives longer than five minutes
 PAGE_SIZE = 100
 MAX_PAGES = 1000
 ADMIN_KEY = re.compile(r"([0-9a-f]{24}):([0-9a-f]{64})")
 GHOST_ID = re.compile(r"[0-9a-f]{24}")
 REFERENCE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
-TAG = re.compile(r"<[^>]*>")
 SAFE_FILENAME = re.compile(r"[^A-Za-z0-9._-]+")
 POST_FIELDS = "id,uuid,url,status,updated_at"
 # Ghost's own limits on a post's fields (its schema answers 422 beyond them).
@@ -173,10 +163,8 @@ def _cut(value: str, field: str) -> str:
 
 
 def _site_root(base_url: str) -> str:
-    parts = urlsplit(base_url.strip())
-    host = parts.netloc.rpartition("@")[2]
-    path = parts.path.rstrip("/").removesuffix("/ghost")
-    return urlunsplit((parts.scheme, host, path, "", ""))
+    """The site's root: Ghost's admin address (``…/ghost``) is taken for it too."""
+    return site_root(base_url).removesuffix("/ghost")
 
 
 def _time(value: Any) -> datetime | None:
@@ -185,25 +173,8 @@ def _time(value: Any) -> datetime | None:
     return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
 
-class _Answer:
-    _NOT_JSON = object()
-
-    def __init__(self, status: int, headers: httpx2.Headers, body: bytes):
-        self.status = status
-        self.headers = headers
-        self.body = body
-
-    @cached_property
-    def _parsed(self) -> Any:
-        try:
-            return json.loads(self.body.decode("utf-8-sig"))
-        except ValueError:
-            return self._NOT_JSON
-
-    def json(self) -> Any:
-        if self._parsed is self._NOT_JSON:
-            raise CMSError(NOT_GHOST, status=self.status)
-        return self._parsed
+class _Answer(Answer):
+    not_json = NOT_GHOST
 
     def items(self, resource: str) -> list:
         data = self.json()
@@ -246,26 +217,19 @@ class _Answer:
         return kind or "GhostError", " ".join(parts)
 
 
-class GhostAdapter(CMSAdapter):
+class GhostAdapter(HttpCMSAdapter):
     platform = PLATFORM
     webhook_signing = "ghost"
     registers_webhooks = True
 
-    def __init__(self, credentials: CMSCredentials, *, timeout: float, allow_private: bool):
-        self._base_url = _site_root(credentials.base_url)
-        self._key = credentials.app_password.strip()
-        self._allow_private = allow_private
-        self._timeout = timeout
-        self._client = httpx2.Client(
-            transport=netguard.guarded_transport(allow_private=allow_private),
-            timeout=httpx2.Timeout(timeout),
-            follow_redirects=False,
-            trust_env=False,
-            headers={"User-Agent": USER_AGENT, "Accept": "application/json", "Accept-Version": API_VERSION},
-        )
+    answer_class = _Answer
 
-    def close(self) -> None:
-        self._client.close()
+    def __init__(self, credentials: CMSCredentials, *, timeout: float, allow_private: bool):
+        super().__init__(_site_root(credentials.base_url), timeout=timeout, allow_private=allow_private, headers={"Accept-Version": API_VERSION})
+        self._key = credentials.app_password.strip()
+
+    def _secrets(self) -> set[str]:
+        return set(self._key.split(":"))
 
     # -- CMSAdapter ---------------------------------------------------------------------
 
@@ -483,33 +447,6 @@ class GhostAdapter(CMSAdapter):
             return answer
         raise self._failure(answer, method, route)
 
-    def _send(self, method: str, url: str, route: str, **kwargs) -> _Answer:
-        kwargs = {name: value for name, value in kwargs.items() if value is not None}
-        try:
-            netguard.check_url(url, allow_private=self._allow_private)
-            with self._client.stream(method, url, **kwargs) as response:
-                deadline = time.monotonic() + self._timeout
-                body = bytearray()
-                for chunk in response.iter_bytes():
-                    body += chunk
-                    if len(body) > MAX_ANSWER_BYTES:
-                        raise CMSError("The CMS answer is too large")
-                    if time.monotonic() > deadline:
-                        raise httpx2.ReadTimeout("The answer took too long", request=response.request)
-                return _Answer(response.status_code, response.headers, bytes(body))
-        except netguard.AddressNotAllowed as error:
-            logger.warning("ghost %s %s refused: %s", method, route, error)
-            raise CMSAddressNotAllowed(CMSAddressNotAllowed.private_message if error.private else None) from error
-        except httpx2.TimeoutException as error:
-            logger.warning("ghost %s %s timed out (%s)", method, route, type(error).__name__)
-            raise CMSTimeout() from error
-        except httpx2.TransportError as error:
-            logger.warning("ghost %s %s failed (%s)", method, route, type(error).__name__)
-            raise CMSUnreachable() from error
-        except httpx2.HTTPError as error:
-            logger.warning("ghost %s %s failed (%s)", method, route, type(error).__name__)
-            raise CMSError() from error
-
     def _failure(self, answer: _Answer, method: str, route: str) -> CMSError:
         status = answer.status
         kind, message = answer.ghost_error()
@@ -533,21 +470,3 @@ class GhostAdapter(CMSAdapter):
         if 400 <= status < 500:
             return CMSRejected(reason or None, status=status)
         return CMSError(NOT_GHOST, status=status)
-
-    def _reason(self, message: str) -> str:
-        """Ghost's reason as safe, short plain text, with no part of the key in it."""
-        text = " ".join(html.unescape(TAG.sub("", message)).split())
-        for secret in set(self._key.split(":")) - {""}:
-            text = text.replace(secret, "***")
-        return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 1].rstrip() + "…"
-
-    def _redirect_message(self, answer: _Answer) -> str:
-        try:
-            target = urlsplit(urljoin(f"{self._base_url}/", answer.headers.get("Location", "")))
-            scheme, host, port = target.scheme, target.hostname, target.port
-        except ValueError:
-            scheme, host, port = "", None, None
-        if scheme in netguard.SCHEMES and host:
-            origin = f"{scheme}://{f'[{host}]' if ':' in host else host}" + (f":{port}" if port else "")
-            return f"The CMS redirects to {origin}; redirects are not followed, so enter the address it redirects to"
-        return "The CMS answered with a redirect, which is not followed"

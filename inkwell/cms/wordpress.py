@@ -22,21 +22,12 @@ stripped of tags and cut to ``MESSAGE_LIMIT`` characters, never a body, a header
 from __future__ import annotations
 
 import html
-import json
 import logging
 import re
-import time
 from datetime import UTC, datetime
-from functools import cached_property
 from typing import Any
-from urllib.parse import urljoin, urlsplit, urlunsplit
 
-import httpx2
-
-from inkwell import netguard
 from inkwell.cms.base import (
-    CMSAdapter,
-    CMSAddressNotAllowed,
     CMSAuthFailed,
     CMSCredentials,
     CMSError,
@@ -45,7 +36,6 @@ from inkwell.cms.base import (
     CMSRejected,
     CMSTimeout,
     CMSUnavailable,
-    CMSUnreachable,
     CollectionCheck,
     ContentType,
     PostPayload,
@@ -56,15 +46,13 @@ from inkwell.cms.base import (
     SiteInfo,
     url_on_site,
 )
+from inkwell.cms.http import Answer, HttpCMSAdapter, site_root
 
 logger = logging.getLogger("inkwell.cms")
 
 PLATFORM = "wordpress"
 NOT_WORDPRESS = "The address did not answer as a WordPress REST API"
 MEDIA_OFF_SITE = "The CMS stored the file at an address outside its own site"
-MESSAGE_LIMIT = 200
-MAX_ANSWER_BYTES = 32 * 1024 * 1024
-USER_AGENT = "Inkwell (+CMS integration)"
 PAGE_SIZE = 100  # WordPress's maximum per_page
 FIND_PAGE_SIZE = 10
 # A listing that claims more pages than this is not read to the end (a CMS could claim any number).
@@ -85,7 +73,6 @@ REJECTION_CODES_ON_500 = frozenset({"rest_upload_sideload_error", "rest_upload_u
 CONTENT_TYPE_KEY = re.compile(r"[a-z0-9_-]{1,20}")
 REFERENCE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 MARKER = re.compile(r"\s*<!-- inkwell:ref:[A-Za-z0-9_.-]+ -->")
-TAG = re.compile(r"<[^>]*>")
 SAFE_FILENAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 PRETTY = "pretty"  # /wp-json/...
@@ -98,30 +85,8 @@ def marker(reference: str) -> str:
     return f"<!-- inkwell:ref:{reference} -->"
 
 
-class _Answer:
-    """A whole answer, read within the size limit; its body is parsed once, when first asked."""
-
-    _NOT_JSON = object()
-
-    def __init__(self, status: int, headers: httpx2.Headers, body: bytes):
-        self.status = status
-        self.headers = headers
-        self.body = body
-
-    @cached_property
-    def _parsed(self) -> Any:
-        try:
-            return json.loads(self.body.decode("utf-8-sig"))
-        except ValueError:
-            return self._NOT_JSON
-
-    def is_json(self) -> bool:
-        return self._parsed is not self._NOT_JSON
-
-    def json(self) -> Any:
-        if not self.is_json():
-            raise CMSError(NOT_WORDPRESS, status=self.status)
-        return self._parsed
+class _Answer(Answer):
+    not_json = NOT_WORDPRESS
 
     def wordpress_error(self) -> tuple[str, str, Any]:
         """WordPress's error ``code``, ``message`` and ``data``; empty when the body is none."""
@@ -205,34 +170,24 @@ def _time_zone(index: dict) -> str:
     return f"{'-' if offset < 0 else '+'}{minutes // 60:02d}:{minutes % 60:02d}"
 
 
-def _site_root(base_url: str) -> str:
-    """The site's address without a trailing slash, a query, a fragment or user info (which
-    would travel in every URL, and into httpx2's request log)."""
-    parts = urlsplit(base_url.strip())
-    host = parts.netloc.rpartition("@")[2]
-    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
-
-
-class WordPressAdapter(CMSAdapter):
+class WordPressAdapter(HttpCMSAdapter):
     platform = PLATFORM
 
-    def __init__(self, credentials: CMSCredentials, *, timeout: float, allow_private: bool):
-        self._base_url = _site_root(credentials.base_url)
-        self._password = credentials.app_password
-        self._allow_private = allow_private
-        self._timeout = timeout
-        self._mode: str | None = None  # PRETTY or PLAIN once a WordPress answer showed which works
-        self._client = httpx2.Client(
-            transport=netguard.guarded_transport(allow_private=allow_private),
-            auth=(credentials.username, credentials.app_password),
-            timeout=httpx2.Timeout(timeout),
-            follow_redirects=False,
-            trust_env=False,
-            headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
-        )
+    answer_class = _Answer
 
-    def close(self) -> None:
-        self._client.close()
+    def __init__(self, credentials: CMSCredentials, *, timeout: float, allow_private: bool):
+        super().__init__(
+            site_root(credentials.base_url),
+            timeout=timeout,
+            allow_private=allow_private,
+            headers={},
+            auth=(credentials.username, credentials.app_password),
+        )
+        self._password = credentials.app_password
+        self._mode: str | None = None  # PRETTY or PLAIN once a WordPress answer showed which works
+
+    def _secrets(self) -> set[str]:
+        return {self._password, self._password.replace(" ", "")}
 
     # -- CMSAdapter ---------------------------------------------------------------------
 
@@ -475,34 +430,6 @@ class WordPressAdapter(CMSAdapter):
             return answer
         raise self._failure(answer, method, route)
 
-    def _send(self, method: str, url: str, route: str, **kwargs) -> _Answer:
-        try:
-            netguard.check_url(url, allow_private=self._allow_private)
-            with self._client.stream(method, url, **kwargs) as response:
-                # The timeout bounds each wait for bytes; a server that trickles them out must
-                # still finish the whole answer within it too.
-                deadline = time.monotonic() + self._timeout
-                body = bytearray()
-                for chunk in response.iter_bytes():
-                    body += chunk
-                    if len(body) > MAX_ANSWER_BYTES:
-                        raise CMSError("The CMS answer is too large")
-                    if time.monotonic() > deadline:
-                        raise httpx2.ReadTimeout("The answer took too long", request=response.request)
-                return _Answer(response.status_code, response.headers, bytes(body))
-        except netguard.AddressNotAllowed as error:
-            logger.warning("wordpress %s %s refused: %s", method, route, error)
-            raise CMSAddressNotAllowed(CMSAddressNotAllowed.private_message if error.private else None) from error
-        except httpx2.TimeoutException as error:
-            logger.warning("wordpress %s %s timed out (%s)", method, route, type(error).__name__)
-            raise CMSTimeout() from error
-        except httpx2.TransportError as error:
-            logger.warning("wordpress %s %s failed (%s)", method, route, type(error).__name__)
-            raise CMSUnreachable() from error
-        except httpx2.HTTPError as error:
-            logger.warning("wordpress %s %s failed (%s)", method, route, type(error).__name__)
-            raise CMSError() from error
-
     def _failure(self, answer: _Answer, method: str, route: str) -> CMSError:
         status = answer.status
         code, message, _data = answer.wordpress_error()
@@ -524,22 +451,3 @@ class WordPressAdapter(CMSAdapter):
         if 400 <= status < 600:
             return CMSRejected(reason or None, status=status)
         return CMSError(NOT_WORDPRESS, status=status)
-
-    def _reason(self, message: str) -> str:
-        """WordPress's reason as safe, short plain text."""
-        text = " ".join(html.unescape(TAG.sub("", message)).split())
-        for secret in {self._password, self._password.replace(" ", "")} - {""}:
-            text = text.replace(secret, "***")
-        return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 1].rstrip() + "…"
-
-    def _redirect_message(self, answer: _Answer) -> str:
-        try:
-            target = urlsplit(urljoin(f"{self._base_url}/", answer.headers.get("Location", "")))
-            scheme, host, port = target.scheme, target.hostname, target.port
-        except ValueError:
-            scheme, host, port = "", None, None
-        if scheme in netguard.SCHEMES and host:
-            # Where to, as an origin only: the rest of the URL could carry tokens.
-            origin = f"{scheme}://{f'[{host}]' if ':' in host else host}" + (f":{port}" if port else "")
-            return f"The CMS redirects to {origin}; redirects are not followed, so enter the address it redirects to"
-        return "The CMS answered with a redirect, which is not followed"

@@ -15,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from inkwell import netguard
-from inkwell.cms import build_adapter, wordpress
+from inkwell.cms import build_adapter, http
 from inkwell.cms.base import (
     CMSAddressNotAllowed,
     CMSAuthFailed,
@@ -105,7 +105,7 @@ def test_wordpress_reason_is_passed_on_as_short_plain_text_without_the_password(
         cms.current_user()
     message = failure.value.message
     assert message.startswith("Bad value & more: *** xxx")
-    assert len(message) == wordpress.MESSAGE_LIMIT and message.endswith("…")
+    assert len(message) == http.MESSAGE_LIMIT and message.endswith("…")
     assert cms_server.app_password not in cms_logs.text
 
 
@@ -197,7 +197,7 @@ def test_a_wordpress_404_after_the_first_answer_is_not_found_not_a_fallback(cms,
 
 
 def test_an_answer_larger_than_the_limit_is_refused(cms, monkeypatch):
-    monkeypatch.setattr(wordpress, "MAX_ANSWER_BYTES", 100)
+    monkeypatch.setattr(http, "MAX_ANSWER_BYTES", 100)
     with pytest.raises(CMSError) as failure:
         cms.content_types()
     assert failure.value.message == "The CMS answer is too large"
