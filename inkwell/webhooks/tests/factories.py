@@ -37,8 +37,10 @@ def _endpoint(tenant, marker: str) -> WebhookEndpoint:
     return endpoint
 
 
-def delivery_of_victim(tenant, obj) -> int:
-    """The matrix's ``delivery_id``: a delivery of the victim's endpoint ``obj``."""
+def delivery_of_victim(tenant, obj) -> int | None:
+    """The matrix's ``delivery_id``: a delivery of the victim's endpoint ``obj`` (None for the rows of other routes)."""
+    if not isinstance(obj, WebhookEndpoint):
+        return None
     return WebhookDelivery.objects.for_account(tenant.account).filter(endpoint=obj).values_list("pk", flat=True).first()
 
 
