@@ -42,6 +42,10 @@ class WebhookEndpointViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, m
     read_roles = MANAGER_ROLES
     write_roles = MANAGER_ROLES
 
+    def scoped_queryset(self, queryset):
+        # Reads show no secret: none is decrypted for them.
+        return queryset.defer("secret", "previous_secret") if self.action in ("list", "retrieve", "deliveries") else queryset
+
     def get_permissions(self):
         return [*super().get_permissions(), NotSiteBoundKey()]
 
