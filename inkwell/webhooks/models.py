@@ -81,6 +81,8 @@ class WebhookEvent(AccountOwnedModel):
 
     class Meta:
         ordering = ["-created_at", "-id"]
+        # The hourly purge of old events.
+        indexes = [models.Index(fields=["created_at"], name="webhook_event_created")]
 
 
 class DeliveryStatus(models.TextChoices):
@@ -118,6 +120,8 @@ class WebhookDelivery(AccountOwnedModel):
             models.Index(fields=["status", "claimed_at"], name="webhook_delivery_claimed"),
             # The delivery log of an endpoint, newest first.
             models.Index(fields=["endpoint", "-created_at"], name="webhook_delivery_endpoint"),
+            # The hourly purge of old deliveries.
+            models.Index(fields=["created_at"], name="webhook_delivery_created"),
         ]
 
 
