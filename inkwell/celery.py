@@ -1,9 +1,11 @@
 """The one Celery application: Redis broker in production, filesystem transport embedded."""
 
+import fcntl
+import logging
 import os
 
 from celery import Celery
-from celery.signals import worker_init
+from celery.signals import beat_init, worker_init
 
 from inkwell.observability.worker import serve_worker_metrics_from_environment
 
@@ -14,3 +16,32 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 # The worker's own metrics endpoint, when WORKER_METRICS_ADDRESS is set.
 worker_init.connect(serve_worker_metrics_from_environment)
+
+
+logger = logging.getLogger("inkwell.beat")
+_beat_lock = None  # the open lock file: the lock lasts as long as this beat's process
+
+
+@beat_init.connect
+def hold_the_only_beat_lock(sender=None, **_):
+    """One beat per schedule file: a second one (say, next to a beat left running after its worker
+    was killed) refuses to start, since two would dispatch every schedule twice. The lock is the
+    kernel's (``flock``): it is released when its process ends, however it ends, so a crash leaves
+    nothing to clean up."""
+    global _beat_lock
+    from django.conf import settings
+
+    lock = open(f"{settings.CELERY_BEAT_SCHEDULE_FILENAME}.lock", "a+")  # kept open: closing it would release the lock
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        lock.seek(0)
+        holder = lock.read().strip() or "unknown"
+        lock.close()
+        logger.error("another beat (process %s) already runs on this schedule; this one does not start", holder)
+        raise SystemExit(1) from None
+    lock.seek(0)
+    lock.truncate()
+    lock.write(str(os.getpid()))
+    lock.flush()
+    _beat_lock = lock

@@ -1,10 +1,10 @@
 from django.contrib import admin
 from django.urls import include, path
 from django.views.generic import RedirectView
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 from rest_framework.negotiation import DefaultContentNegotiation
 
-from inkwell.observability.views import metrics
+from inkwell.observability.views import csp_report, metrics
 from inkwell.system.views import healthz
 from inkwell.writer.image_views import media_urlpatterns
 
@@ -14,9 +14,11 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("metrics", metrics, name="metrics"),
+    path("csp-report/", csp_report, name="csp-report"),
     # The schema's own negotiation: ?format=json (or Accept: application/json) answers JSON, else YAML.
     path("api/schema/", SpectacularAPIView.as_view(content_negotiation_class=DefaultContentNegotiation), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    # The split view serves Swagger UI's start-up script as a file (?script): no inline script.
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema", template_name="api/redoc.html"), name="redoc"),
     path("api/v1/", include("inkwell.api.urls")),
     *media_urlpatterns(),

@@ -71,14 +71,22 @@ class Screens:
         self.page, self.output_dir, self.origin, self.axe = page, output_dir, origin, Axe()
         self.report: dict[str, list] = {}
         self.foreign_requests: list[str] = []
+        self.policy_violations: list[str] = []
         page.on("request", self._watch)
+        page.on("console", self._watch_policy)
 
     def _watch(self, request):
         if not request.url.startswith((self.origin, "data:", "blob:", "about:")):
             self.foreign_requests.append(request.url)
 
+    def _watch_policy(self, message):
+        """Chromium says in the page's console what the Content-Security-Policy refused."""
+        if "Content Security Policy" in message.text:
+            self.policy_violations.append(f"{self.page.url}: {message.text}")
+
     def capture(self, name: str) -> None:
         self.page.wait_for_load_state("networkidle")
+        assert not self.policy_violations, f"the Content-Security-Policy refused something before {name}: {self.policy_violations}"
         self.page.evaluate("window.scrollTo(0, 0)")  # the sticky header stays at the top of a full-page shot
         self.page.screenshot(path=str(self.output_dir / f"{name}.png"), full_page=True)
         violations = self.axe.run(self.page).response["violations"]

@@ -84,6 +84,16 @@ def _record_requests(page) -> list:
     return made
 
 
+REDOC_LOGO = "https://cdn.redoc.ly/redoc/logo-mini.svg"
+
+
+def _record_policy_violations(page) -> list[str]:
+    """What the Content-Security-Policy refused, as Chromium says in the page's console."""
+    refused = []
+    page.on("console", lambda message: refused.append(message.text) if "Content Security Policy" in message.text else None)
+    return refused
+
+
 def _screenshot_path(name: str) -> Path:
     folder = Path(os.environ.get("TEST_OUTPUT_DIR") or REPO_ROOT / "test-output")
     folder.mkdir(parents=True, exist_ok=True)
@@ -114,11 +124,12 @@ def _fetched_the_schema(made) -> bool:
 
 def test_swagger_ui_renders_every_operation_from_the_server_alone(page, docs_origin, operation_count):
     made = _record_requests(page)
+    refused = _record_policy_violations(page)
 
     page.goto(f"{docs_origin}/api/docs/")
     # Swagger UI keeps only the operations in view in the page once the document is long: scroll
     # through it half a screen at a time and collect the id of every operation block that appears.
-    page.wait_for_function(f"({SWAGGER_OPERATIONS_SEEN})() >= {operation_count}", timeout=RENDER_TIMEOUT_MS, polling=100)
+    page.wait_for_function(f"() => ({SWAGGER_OPERATIONS_SEEN})() >= {operation_count}", timeout=RENDER_TIMEOUT_MS, polling=100)
     page.evaluate("window.scrollTo(0, 0)")
     page.wait_for_load_state("networkidle")
     page.screenshot(path=_screenshot_path("docs-swagger.png"))
@@ -127,16 +138,18 @@ def test_swagger_ui_renders_every_operation_from_the_server_alone(page, docs_ori
     assert page.evaluate("Array.from(window.__operationsSeen).some(id => id.endsWith('auth_sites_list'))")
     assert _fetched_the_schema(made)
     assert _requests_to_other_hosts(made, docs_origin) == []
+    assert refused == []
 
 
 def test_redoc_renders_every_operation_from_the_server_alone(page, docs_origin, operation_count):
     made = _record_requests(page)
+    refused = _record_policy_violations(page)
 
     page.goto(f"{docs_origin}/api/redoc/")
     # ReDoc's ids for each operation's section (its deep links point there) and sidebar item.
     operations = '[data-section-id^="operation/"]'
     menu_items = 'li[role="menuitem"][data-item-id*="/operation/"]'
-    page.wait_for_function(f"document.querySelectorAll('{operations}').length >= {operation_count}", timeout=RENDER_TIMEOUT_MS)
+    page.wait_for_function(f"() => document.querySelectorAll('{operations}').length >= {operation_count}", timeout=RENDER_TIMEOUT_MS)
     page.wait_for_load_state("networkidle")
     page.screenshot(path=_screenshot_path("docs-redoc.png"))
 
@@ -144,3 +157,6 @@ def test_redoc_renders_every_operation_from_the_server_alone(page, docs_origin, 
     assert page.locator(menu_items).count() == operation_count
     assert _fetched_the_schema(made)
     assert _requests_to_other_hosts(made, docs_origin) == []
+    # ReDoc's footer always asks for its maker's logo from their CDN, and no option turns it off:
+    # that refusal is the policy keeping the docs on this server. Nothing else may be refused.
+    assert [text for text in refused if REDOC_LOGO not in text] == []

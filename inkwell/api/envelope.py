@@ -22,9 +22,15 @@ def success_body(data: Any, message: str | None = None) -> Enveloped:
     return body
 
 
-def ok(data: Any = None, *, message: str | None = None, status: int = http_status.HTTP_200_OK, headers=None) -> Response:
-    return Response(success_body(data, message), status=status, headers=headers)
+# An answer that carries a secret or a token (a token pair, an API key, a webhook secret) must
+# stay in no cache: not the browser's, not a proxy's.
+NO_STORE = {"Cache-Control": "no-store"}
 
 
-def created(data: Any, *, message: str | None = None) -> Response:
-    return ok(data, message=message, status=http_status.HTTP_201_CREATED)
+def ok(data: Any = None, *, message: str | None = None, status: int = http_status.HTTP_200_OK, headers=None, secret: bool = False) -> Response:
+    """``secret``: the answer carries a secret or a token, so it says ``Cache-Control: no-store``."""
+    return Response(success_body(data, message), status=status, headers={**(headers or {}), **NO_STORE} if secret else headers)
+
+
+def created(data: Any, *, message: str | None = None, secret: bool = False) -> Response:
+    return ok(data, message=message, status=http_status.HTTP_201_CREATED, secret=secret)

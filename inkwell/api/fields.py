@@ -1,4 +1,6 @@
-"""Dates and timestamps the API accepts: days from 1900-01-01 to 2999-12-31.
+"""Fields the API's serializers share: web addresses, and dates and timestamps.
+
+Dates and timestamps the API accepts: days from 1900-01-01 to 2999-12-31.
 
 The calendar's own edges (0001-01-01, 9999-12-31) break arithmetic that any date takes part in
 (the day after an ``end_date``, a time zone offset, a retry delay) with ``OverflowError``. No
@@ -11,6 +13,7 @@ from datetime import date, datetime
 import django_filters
 from django import forms
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.core.validators import URLValidator
 from rest_framework import serializers
 
 EARLIEST_DATE = date(1900, 1, 1)
@@ -55,3 +58,13 @@ class FormDateField(forms.DateField):
 
 class DateFilter(django_filters.DateFilter):
     field_class = FormDateField
+
+
+class WebURLField(serializers.URLField):
+    """An http or https URL: DRF's ``URLField`` also takes ``ftp``, and an address the console
+    shows as a link must be one a browser opens as a page."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.validators = [v for v in self.validators if not isinstance(v, URLValidator)]
+        self.validators.append(URLValidator(schemes=["http", "https"], message=self.error_messages["invalid"]))

@@ -1,6 +1,6 @@
 """The automation dispatcher (issue 7, Build 4): Celery beat runs ``dispatch_due_runs`` every
-AUTOMATION_DISPATCH_SECONDS (in production beside Redis workers, embedded as ``celery worker
---beat``), and it starts the scheduled runs whose time has come.
+AUTOMATION_DISPATCH_SECONDS (in production beside Redis workers, embedded beside ``manage.py
+serve``'s worker), and it starts the scheduled runs whose time has come.
 
 Each due site is claimed before its run starts: a conditional UPDATE moves ``next_run_at`` on to
 the schedule's next run after now, and only the dispatcher whose UPDATE changed the row starts

@@ -20,7 +20,7 @@ from django.shortcuts import redirect
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
-from django.utils.http import quote_etag
+from django.utils.http import quote_etag, url_has_allowed_host_and_scheme
 from django.views import View
 from django_filters.utils import translate_validation
 from django_htmx.http import HttpResponseClientRedirect
@@ -204,11 +204,25 @@ class ConsoleView(View):
             return render_page(request, "console/pages/refusal.html", context, status=status)
         return render_page(request, "console/pages/refusal.html", {**shell_context(request), **context}, status=status)
 
+    def done_back(self, request, *, default: str) -> HttpResponse:
+        """After a change: back to the page the form names in ``back`` (a list with its filters
+        and page), when that is one of the console's own paths, else to ``default``."""
+        return self.done(request, console_path(request.POST.get("back", ""), default=default))
+
     def done(self, request, url: str) -> HttpResponse:
         """After a change: back to the page (a full redirect without JavaScript, a client redirect with htmx)."""
         if request.htmx:
             return HttpResponseClientRedirect(url)
         return redirect(url)
+
+
+def console_path(target: str, *, default: str) -> str:
+    """``target`` when it is a path of the console's own, else ``default``: the only way a value
+    from a request becomes a redirect, so none leads to another host (``//host``, ``/\\host``),
+    another scheme or the API."""
+    if target.startswith(reverse("console:home")) and "\\" not in target and url_has_allowed_host_and_scheme(target, allowed_hosts=None):
+        return target
+    return default
 
 
 @functools.cache

@@ -267,7 +267,7 @@ class PostIdField(serializers.Field):
 class WebhookPostSerializer(serializers.Serializer):
     id = PostIdField(help_text="The post's id on the CMS.")
     status = serializers.CharField(max_length=20, required=False, help_text="publish, future, draft, pending, private or trash.")
-    link = serializers.URLField(max_length=500, required=False, allow_blank=True)
+    link = fields.WebURLField(max_length=500, required=False, allow_blank=True)
     modified_gmt = fields.DateTimeField(required=False, allow_null=True, help_text="When the post last changed, in UTC.")
 
 

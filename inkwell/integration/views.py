@@ -46,7 +46,7 @@ class IntegrationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixin
         """Connects a site to its CMS (one integration per site and platform: 409). The answer
         holds the webhook secret, which is never shown again."""
         integration = services.integration_create(account=request.account, **validated(s.IntegrationCreateInputSerializer, request))
-        return created(s.IntegrationCreatedSerializer(integration).data)
+        return created(s.IntegrationCreatedSerializer(integration).data, secret=True)
 
     @extend_schema(request=s.IntegrationUpdateInputSerializer, responses={200: s.IntegrationSerializer})
     def update(self, request, pk=None, partial=False):
@@ -67,7 +67,7 @@ class IntegrationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixin
     @action(detail=True, methods=["post"])
     def rotate_webhook_secret(self, request, pk=None):
         """A new webhook secret, shown in this answer only; the old one stops working at once."""
-        return ok({"webhook_secret": services.rotate_webhook_secret(integration=self.get_object())})
+        return ok({"webhook_secret": services.rotate_webhook_secret(integration=self.get_object())}, secret=True)
 
     @extend_schema(request=None, responses={200: s.ConnectionResultSerializer})
     @action(detail=True, methods=["post"], write_roles=CONTENT_WRITER_ROLES)

@@ -2,6 +2,8 @@
 
 from rest_framework import serializers
 
+from inkwell.api.fields import WebURLField
+
 from inkwell.publishing.models import Deployment, PublishingRecord
 from inkwell.writer.image_serializers import AccountContentField
 from inkwell.writer.models import ContentStatus, SiteStatus
@@ -39,7 +41,7 @@ class PublishingRecordSerializer(serializers.ModelSerializer):
 
 class RecordPublicationInputSerializer(serializers.Serializer):
     content_id = AccountContentField(source="content")
-    external_url = serializers.URLField(max_length=500, help_text="Where the content is live.")
+    external_url = WebURLField(max_length=500, help_text="Where the content is live.")
     external_id = serializers.CharField(max_length=100, required=False, allow_blank=True, default="", help_text="Its id on the CMS, if known.")
 
 

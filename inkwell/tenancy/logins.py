@@ -21,6 +21,7 @@ from django.core.cache import cache
 from rest_framework import status
 
 from inkwell.api.exceptions import ApiError
+from inkwell.tenancy.models import canonical_email
 
 LOCKED = "Too many failed logins for this email address; try again later"
 
@@ -39,7 +40,7 @@ def now() -> float:
 
 
 def _keys(email: str) -> tuple[str, str]:
-    digest = hashlib.sha256(email.strip().casefold().encode()).hexdigest()
+    digest = hashlib.sha256(canonical_email(email).encode()).hexdigest()
     return f"login-failures:{digest}", f"login-locked:{digest}"
 
 

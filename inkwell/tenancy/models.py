@@ -1,3 +1,4 @@
+import unicodedata
 from datetime import timedelta
 from typing import ClassVar
 
@@ -110,14 +111,28 @@ class Role(models.Model):
         return self.name
 
 
+def canonical_email(email: str) -> str:
+    """The one form of an e-mail address that is stored, looked up, locked out and kept unique,
+    on SQLite and PostgreSQL alike: NFKC (fullwidth letters, the Kelvin sign and composed accents
+    become the characters they look like), then casefolded. Lookups compare it exactly: a
+    case-insensitive lookup would leave the folding to the database, and PostgreSQL's ``UPPER``
+    folds some letters Python keeps apart (``UPPER('ı')`` is ``I``), so a lookalike address
+    would reach an account under a lockout counter of its own."""
+    return unicodedata.normalize("NFKC", email.strip()).casefold()
+
+
 class UserManager(BaseUserManager):
     use_in_migrations = True
 
+    @classmethod
+    def normalize_email(cls, email):
+        return canonical_email(email or "")
+
     def get_by_natural_key(self, email):
-        return self.get(email__iexact=email)
+        return self.get(email=canonical_email(email))
 
     def create_user(self, email, password=None, **extra_fields):
-        user = self.model(email=self.normalize_email(email).lower(), **extra_fields)
+        user = self.model(email=self.normalize_email(email), **extra_fields)
         user.set_password(password)
         user.save(using=self._db)
         return user

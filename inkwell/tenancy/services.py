@@ -30,6 +30,7 @@ from inkwell.tenancy.models import (
     Subscription,
     SubscriptionStatus,
     User,
+    canonical_email,
 )
 from inkwell.tenancy.signals import account_opened
 
@@ -53,7 +54,7 @@ def user_login_authenticate(*, request, email: str, password: str) -> User:
 
 
 def _email_taken(email: str) -> bool:
-    return User.dangerously_unscoped.filter(email__iexact=email).exists()
+    return User.dangerously_unscoped.filter(email=canonical_email(email)).exists()
 
 
 def _plan_limit(account: Account, limit: str, current: int) -> None:
@@ -71,7 +72,7 @@ def lock_account(*, account: Account) -> None:
 @transaction.atomic
 def account_register(*, email: str, password: str, first_name: str = "", last_name: str = "", account_name: str = "") -> User:
     """A new account on the default plan with the user as its owner, credited with the sign-up credits."""
-    email = email.strip().lower()
+    email = canonical_email(email)
     if _email_taken(email):
         raise Conflict({"email": [EMAIL_TAKEN]})
     plan = Plan.objects.get(slug=settings.INKWELL_DEFAULT_PLAN)
@@ -125,7 +126,7 @@ def user_create(
     *, account: Account, actor: User, email: str, password: str, role: str, first_name: str = "", last_name: str = "", sites: list[Site] = ()
 ) -> User:
     _guard_owner_role(actor=actor, target_role=role)
-    email = email.strip().lower()
+    email = canonical_email(email)
     if _email_taken(email):
         raise Conflict({"email": [EMAIL_TAKEN]})
     lock_account(account=account)
@@ -203,7 +204,7 @@ def password_reset_request(*, email: str, reset_link: Callable[[str, str], str] 
 
     ``reset_link(uid, token)`` is the page where a person sets the new password (the console's);
     without it the mail says how to confirm through the API."""
-    user = User.dangerously_unscoped.filter(email__iexact=email.strip(), is_active=True).first()
+    user = User.dangerously_unscoped.filter(email=canonical_email(email), is_active=True).first()
     if user is None:
         return
     uid = urlsafe_base64_encode(force_bytes(user.pk))

@@ -43,14 +43,14 @@ class LoginView(PublicAuthView):
         user = services.user_login_authenticate(request=request._request, email=data["email"], password=data["password"])
         login(request._request, user)
         user = selectors.user_with_account(user.pk)
-        return ok({"user": s.UserSerializer(user).data, **tokens.token_pair(user)})
+        return ok({"user": s.UserSerializer(user).data, **tokens.token_pair(user)}, secret=True)
 
 
 class RefreshView(PublicAuthView):
     @extend_schema(tags=["auth"], request=s.RefreshInputSerializer, responses={200: s.TokenPairSerializer})
     def post(self, request):
         _, pair = tokens.rotate_refresh_token(validated(s.RefreshInputSerializer, request)["refresh"])
-        return ok(pair)
+        return ok(pair, secret=True)
 
 
 class PasswordResetView(PublicAuthView):
@@ -93,7 +93,7 @@ class PasswordChangeView(OwnUserView):
     @extend_schema(tags=["auth"], request=s.PasswordChangeInputSerializer, responses={200: s.TokenPairSerializer})
     def post(self, request):
         pair = services.password_change(user=request.user, **validated(s.PasswordChangeInputSerializer, request))
-        return ok(pair, message="Password changed; every earlier token was revoked.")
+        return ok(pair, message="Password changed; every earlier token was revoked.", secret=True)
 
 
 class MeView(OwnUserView):
@@ -282,7 +282,7 @@ class ApiKeyViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Des
     def create(self, request):
         key, raw_key = services.api_key_create(account=request.account, user=request.user, **validated(s.ApiKeyCreateInputSerializer, request))
         key.key = raw_key
-        return created(s.ApiKeyCreatedSerializer(key).data)
+        return created(s.ApiKeyCreatedSerializer(key).data, secret=True)
 
     def perform_destroy(self, instance):
         services.api_key_revoke(key=instance)

@@ -162,6 +162,10 @@ class WordPressTestServer(LoopbackServer):
         self.site_name = site_name
         self.timezone_string = timezone_string
         self.gmt_offset = gmt_offset
+        # A compromised site or plugin answers addresses of its choosing: set these to have every
+        # post's ``link`` and every upload's ``source_url`` be that string.
+        self.hostile_post_link: str | None = None
+        self.hostile_media_url: str | None = None
         self.requests: list[RecordedRequest] = []
         self._counts: Counter[tuple[str, str]] = Counter()
         self._failures: list[_Failure] = []
@@ -340,6 +344,8 @@ class WordPressTestServer(LoopbackServer):
         return data
 
     def _post_link(self, post: dict) -> str:
+        if self.hostile_post_link is not None:
+            return self.hostile_post_link
         return f"{self.url}/{post['slug']}/" if post["status"] in PRETTY_LINK_STATUSES and post["slug"] else f"{self.url}/?p={post['id']}"
 
     def _post_json(self, post: dict, context: str) -> dict:
@@ -406,7 +412,7 @@ class WordPressTestServer(LoopbackServer):
             "mime_type": item["mime_type"],
             "media_details": {"filesize": len(self._files[item["path"]]), "sizes": {}},
             "post": None,
-            "source_url": item["source_url"],
+            "source_url": item["source_url"] if self.hostile_media_url is None else self.hostile_media_url,
             "_links": self._links(f"/wp/v2/media/{item['id']}", collection=[{"href": f"{self.url}/wp-json/wp/v2/media"}]),
         }
 

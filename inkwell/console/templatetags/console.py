@@ -7,6 +7,8 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
+from inkwell import netguard
+
 register = template.Library()
 
 JOB_LABELS = {
@@ -26,6 +28,18 @@ def icon(name: str, label: str = "") -> str:
     """An icon of static/console/icons.svg; decorative unless it has a label."""
     aria = format_html('role="img" aria-label="{}"', label) if label else mark_safe('aria-hidden="true"')
     return format_html('<svg class="icon" {} focusable="false"><use href="{}#{}"></use></svg>', aria, static("console/icons.svg"), name)
+
+
+@register.filter
+def outside_link(url) -> str:
+    """``url`` when it is an absolute http(s) URL, else "": every address that came from outside
+    (a CMS, a provider, a person, a header) reaches an ``href`` through here, so no
+    ``javascript:`` or ``data:`` URL stored by an older version or a hostile peer can run."""
+    try:
+        netguard.check_url_shape(url if isinstance(url, str) else "")
+    except netguard.InvalidURL:
+        return ""
+    return url
 
 
 @register.filter

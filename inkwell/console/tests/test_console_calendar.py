@@ -255,3 +255,13 @@ def test_across_a_daylight_saving_change_items_are_on_their_local_day_and_hour(c
     for day, shown, _ in placed:
         cell = day_cell(html, day)
         assert re.search(rf"{shown}</time>\s*<a[^>]*>Published {shown} on {day}<", cell), f"{shown} on {day} is not in its day:\n{cell}"
+
+
+def test_a_script_link_stored_before_the_rule_is_not_rendered_on_the_calendar(owner_client, berlin):
+    content = make_content(berlin, status=ContentStatus.PUBLISHED, title="Live one", site_status=SiteStatus.PUBLISHED, published_at=timezone.now(), external_url="javascript:alert(document.cookie)")
+
+    week = owner_client.get(f"/app/sites/{berlin.site.pk}/calendar/", {"view": "week"}).content.decode()
+    chosen = owner_client.get(f"/app/sites/{berlin.site.pk}/calendar/", {"view": "week", "item": content.pk}).content.decode()
+
+    assert "Live one" in week
+    assert "javascript:" not in week and "javascript:" not in chosen

@@ -181,3 +181,12 @@ def test_publish_now_that_wordpress_refuses_shows_its_reason_and_the_article_fai
     html = owner.get(f"/app/sites/{tenant.site.pk}/calendar/?view=week").content.decode()
     failed = html[html.index(f'data-content-id="{content.pk}"') :].split("</div>")[0]
     assert "The CMS said:" in failed and "No retry planned" in failed
+
+def test_the_consoles_webhook_set_up_page_is_not_stored(console_client, tenant):
+    integration = make_integration(tenant)
+
+    response = console_client(tenant.owner).post(f"/app/integrations/{integration.pk}/webhook/")
+
+    assert response.status_code == 200
+    assert response["Cache-Control"] == "no-store"
+

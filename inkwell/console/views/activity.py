@@ -70,7 +70,7 @@ class NotificationReadView(ConsoleView):
     def post(self, request, pk):
         notification = get_scoped(Notification, request, pk, queryset=inbox(request))
         services.mark_read(account=request.account, notification_id=notification.pk, user=request.user)
-        return self.done(request, request.POST.get("back") or reverse("console:notifications"))
+        return self.done_back(request, default=reverse("console:notifications"))
 
 
 class NotificationsReadAllView(ConsoleView):

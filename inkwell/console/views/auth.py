@@ -3,11 +3,10 @@
 from django.contrib.auth import login, logout
 from django.shortcuts import redirect
 from django.urls import reverse
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views import View
 from rest_framework import exceptions
 
-from inkwell.console.base import refusal_messages, rate_limited, render_page, validated
+from inkwell.console.base import console_path, refusal_messages, rate_limited, render_page, validated
 from inkwell.tenancy import services
 from inkwell.tenancy import serializers as s
 
@@ -43,10 +42,7 @@ class PublicPage(View):
 
 
 def _next_url(request) -> str:
-    target = request.POST.get("next") or request.GET.get("next") or ""
-    if target and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
-        return target
-    return reverse("console:home")
+    return console_path(request.POST.get("next") or request.GET.get("next") or "", default=reverse("console:home"))
 
 
 class SignInView(PublicPage):

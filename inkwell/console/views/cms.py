@@ -151,4 +151,6 @@ class CmsWebhookView(IntegrationAction):
 
     def act(self, request, integration):
         setup = services.webhook_setup(integration=integration, user=request.user)
-        return self.back(request, integration, webhook=setup, plugin_source=selectors.wordpress_plugin_source())
+        response = self.back(request, integration, webhook=setup, plugin_source=selectors.wordpress_plugin_source())
+        response["Cache-Control"] = "no-store"  # the secret and the key must not stay in a cache
+        return response

@@ -70,7 +70,7 @@ class KeywordsBulkView(SiteView):
         else:
             data = validated(s.BulkStatusInputSerializer, request, {"ids": ids, "status": action})
             services.keywords_bulk_status(keywords=keywords, ids=data["ids"], status=data["status"])
-        return self.done(request, request.POST.get("back") or reverse("console:keywords", kwargs={"site_id": site.pk}))
+        return self.done_back(request, default=reverse("console:keywords", kwargs={"site_id": site.pk}))
 
 
 class AutoClusterView(SiteView):

@@ -91,7 +91,14 @@ def test_email_must_have_a_valid_format(api_client, email):
     assert_error(response, 400, "validation_error", errors={"email": ["Invalid email format"]})
 
 
-@pytest.mark.parametrize("email", ["owner-a@example.com", "OWNER-A@Example.com"])
+@pytest.mark.parametrize(
+    "email",
+    [
+        pytest.param("owner-a@example.com", id="same"),
+        pytest.param("OWNER-A@Example.com", id="upper-case"),
+        pytest.param("owner-a@\uff45xample.com", id="fullwidth-letter"),
+    ],
+)
 def test_an_existing_email_answers_409_conflict(tenant, api_client, email):
     accounts_before = Account.objects.count()
 
@@ -99,7 +106,17 @@ def test_an_existing_email_answers_409_conflict(tenant, api_client, email):
 
     assert_error(response, 409, "conflict", errors={"email": ["User with this email already exists"]})
     assert Account.objects.count() == accounts_before
-    assert User.dangerously_unscoped.filter(email__iexact=email).count() == 1
+    assert User.dangerously_unscoped.filter(email__iexact="owner-a@example.com").count() == 1
+    assert User.dangerously_unscoped.filter(email__startswith="owner-a@").count() == 1
+
+
+def test_an_address_with_a_kelvin_sign_is_the_address_with_its_letter(make_tenant, api_client):
+    make_tenant("k")
+    User.dangerously_unscoped.filter(email="owner-k@example.com").update(email="kate@example.com")
+
+    response = register(api_client, email="\u212aate@example.com")
+
+    assert_error(response, 409, "conflict", errors={"email": ["User with this email already exists"]})
 
 
 @pytest.mark.django_db

@@ -109,3 +109,38 @@ def test_an_unknown_address_answers_exactly_like_a_known_one(tenant, api_client,
         return [(r.status_code, r.json()["code"], r.json()["errors"], r.get("Retry-After")) for r in responses]
 
     assert answers(tenant.owner.email) == answers("nobody-here@example.com")
+
+
+LOOKALIKES = [
+    pytest.param("v\u0131ctim@example.com", id="dotless-i"),
+    pytest.param("VICTIM@EXAMPLE.COM", id="upper-case"),
+    pytest.param("\uff56\uff49\uff43\uff54\uff49\uff4d@example.com", id="fullwidth"),
+    pytest.param("vi\u0301ctim@example.com", id="combining-acute"),
+]
+
+
+@pytest.fixture
+def victim(tenant):
+    tenant.owner.email = "victim@example.com"
+    tenant.owner.save(update_fields=["email"])
+    return tenant.owner
+
+
+@pytest.mark.parametrize("lookalike", LOOKALIKES)
+def test_a_lookalike_address_never_logs_in_as_a_locked_account(victim, api_client, clock, lookalike):
+    for _ in range(3):
+        login(api_client, "victim@example.com", "wrong-guess")
+
+    answer = login(api_client, lookalike, PASSWORD)
+
+    assert answer.status_code in (400, 401, 429), answer.content
+    assert not RefreshToken.objects.filter(user=victim).exists()
+
+
+def test_the_kelvin_sign_is_the_same_address_as_its_letter_and_shares_the_lock(tenant, api_client, clock):
+    tenant.owner.email = "kate@example.com"
+    tenant.owner.save(update_fields=["email"])
+    for _ in range(3):
+        login(api_client, "\u212aate@example.com", "wrong-guess")
+
+    assert_error(login(api_client, "kate@example.com", PASSWORD), 429, "rate_limited", errors={"email": [LOCKED]})

@@ -17,6 +17,11 @@
     }
     var selection = target.closest("[data-selection]");
     if (selection) updateSelection(selection);
+    // A filter form refreshes its results on every change but its search box's, which it follows
+    // as the person types. An event of our own, since htmx's trigger filters need eval, which
+    // the Content-Security-Policy forbids.
+    var filters = target.closest("form.filters");
+    if (filters && target.type !== "search") filters.dispatchEvent(new CustomEvent("filterchange"));
   });
 
   document.addEventListener("input", function (event) {

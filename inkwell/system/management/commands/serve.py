@@ -1,9 +1,14 @@
-"""`manage.py serve`: the API (gunicorn, threaded workers) with a Celery worker and its scheduler beside it.
+"""`manage.py serve`: the API (gunicorn, threaded workers) with a Celery worker and its scheduler (beat) beside it.
 
 This is what `make run` starts: one command, no extra service. The processes are supervised
-together: when one exits the others are stopped, and Ctrl-C or SIGTERM stops them all.
+together, in every order of death: when one exits (even killed), every process group serve
+started is stopped, with whatever its leader left behind; Ctrl-C or SIGTERM
+stops them all; and when serve itself is killed, the kernel sends each child SIGTERM
+(``PR_SET_PDEATHSIG``), so nothing keeps running without its supervisor. A second beat on the
+same schedule refuses to start (``inkwell.celery.hold_the_only_beat_lock``).
 """
 
+import ctypes
 import os
 import signal
 import subprocess
@@ -15,10 +20,31 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 STOP_GRACE_SECONDS = 10
+PR_SET_PDEATHSIG = 1
+
+
+def _stop_with_parent() -> None:
+    """In the child, before it runs: SIGTERM when serve dies, however it dies."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _signal_group(pgid: int, signum: int) -> None:
+    try:
+        os.killpg(pgid, signum)
+    except ProcessLookupError:
+        pass
 
 
 class Command(BaseCommand):
-    help = "Serve the API with gunicorn and run a Celery worker with the embedded beat scheduler."
+    help = "Serve the API with gunicorn and run a Celery worker and the beat scheduler beside it."
 
     def add_arguments(self, parser):
         parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
@@ -49,11 +75,17 @@ class Command(BaseCommand):
         }
         if not no_worker:
             commands["worker"] = [
-                sys.executable, "-m", "celery", "-A", "inkwell", "worker", "--beat",
-                "--schedule", settings.CELERY_BEAT_SCHEDULE_FILENAME,
+                sys.executable, "-m", "celery", "-A", "inkwell", "worker",
                 "--pool", "threads", "--concurrency", str(worker_concurrency), "--loglevel", "INFO",
             ]
-        processes = {name: subprocess.Popen(command, start_new_session=True) for name, command in commands.items()}
+            # Its own process rather than the worker's --beat child: supervised like the others,
+            # so that a killed worker cannot leave a beat running unseen.
+            commands["beat"] = [
+                sys.executable, "-m", "celery", "-A", "inkwell", "beat",
+                "--schedule", settings.CELERY_BEAT_SCHEDULE_FILENAME, "--loglevel", "INFO",
+            ]
+        # preexec_fn is safe here: serve starts no thread before its children.
+        processes = {name: subprocess.Popen(command, start_new_session=True, preexec_fn=_stop_with_parent) for name, command in commands.items()}
         self.stdout.write(f"Inkwell API on http://{host}:{port}/api/v1/ (docs: http://{host}:{port}/api/docs/)")
 
         stopping = False
@@ -78,12 +110,15 @@ class Command(BaseCommand):
 
     @staticmethod
     def _stop_all(processes: dict[str, subprocess.Popen]) -> None:
+        """Every group, not only those whose leader still runs: a killed leader can leave children
+        behind in its group (gunicorn's workers)."""
         for process in processes.values():
-            if process.poll() is None:
-                os.killpg(process.pid, signal.SIGTERM)
+            _signal_group(process.pid, signal.SIGTERM)
         deadline = time.monotonic() + STOP_GRACE_SECONDS
+        while time.monotonic() < deadline and any(_group_alive(process.pid) for process in processes.values()):
+            for process in processes.values():
+                process.poll()  # reaps a leader that has exited, so its group can empty
+            time.sleep(0.1)
         for process in processes.values():
-            try:
-                process.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
+            _signal_group(process.pid, signal.SIGKILL)
+            process.wait()
