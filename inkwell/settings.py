@@ -86,6 +86,7 @@ INSTALLED_APPS = [
     "inkwell.jobs",
     "inkwell.billing",
     "inkwell.notifications",
+    "inkwell.webhooks",
     "inkwell.system",
     "inkwell.sitesettings",
     "inkwell.planner",
@@ -473,6 +474,30 @@ CELERY_BEAT_SCHEDULE |= {
     "publish-due-content": {"task": "inkwell.publishing.publish_due", "schedule": INKWELL_CMS["PUBLISH_SWEEP_SECONDS"]},
     "deploy-changed-sites": {"task": "inkwell.publishing.deploy_changed_sites", "schedule": INKWELL_CMS["PUBLISH_SWEEP_SECONDS"]},
     "purge-webhook-deliveries": {"task": "inkwell.integration.purge_webhook_deliveries", "schedule": 3600},
+}
+# Outbound webhooks (inkwell.webhooks, docs/publishing.md "Webhooks"): Standard Webhooks deliveries
+# from the outbox. An attempt without a 2xx answer within TIMEOUT_SECONDS fails; failed deliveries
+# are tried again after each wait of RETRY_SCHEDULE_SECONDS in turn (so 1 + len attempts), the
+# Standard Webhooks recommendation by default: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. The URLs
+# pass the CMS's address guard, CMS_ALLOW_PRIVATE_URLS included.
+INKWELL_WEBHOOKS = {
+    "TIMEOUT_SECONDS": env_float("WEBHOOK_TIMEOUT_SECONDS", 10),
+    "RETRY_SCHEDULE_SECONDS": [int(value) for value in env_list("WEBHOOK_RETRY_SCHEDULE", "5,300,1800,7200,18000,36000,36000")],
+    # How often beat hands due deliveries to the workers (what no kick reached, and every retry).
+    "SWEEP_SECONDS": env_int("WEBHOOK_SWEEP_SECONDS", 15),
+    # A delivery claimed this long ago without an outcome lost its worker: it is tried again.
+    "STALE_SECONDS": env_int("WEBHOOK_STALE_SECONDS", 120),
+    # An endpoint whose attempts have failed for this long, without one success, is switched off.
+    "DISABLE_AFTER_DAYS": env_int("WEBHOOK_DISABLE_AFTER_DAYS", 5),
+    # After a rotation the previous secret still signs (beside the new one) for this long.
+    "SECRET_OVERLAP_HOURS": env_int("WEBHOOK_SECRET_OVERLAP_HOURS", 24),
+    "MAX_ENDPOINTS": env_int("WEBHOOK_MAX_ENDPOINTS", 20),
+    # Deliveries (with their attempts) older than this are deleted by the hourly purge.
+    "RETENTION_DAYS": env_int("WEBHOOK_RETENTION_DAYS", 30),
+}
+CELERY_BEAT_SCHEDULE |= {
+    "deliver-due-webhooks": {"task": "inkwell.webhooks.deliver_due", "schedule": INKWELL_WEBHOOKS["SWEEP_SECONDS"]},
+    "purge-outbound-webhook-deliveries": {"task": "inkwell.webhooks.purge_deliveries", "schedule": 3600},
 }
 # Fernet keys that encrypt stored secrets (provider API keys, CMS passwords); the first encrypts,
 # all decrypt, so a key can be rotated. Empty: one derived from DJANGO_SECRET_KEY.

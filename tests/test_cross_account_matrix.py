@@ -11,7 +11,9 @@ here. For scoped routes:
 - no GET response B receives, on any route, contains A's marker text;
 - without credentials every non-public route answers 401.
 
-Objects of A come from ``CROSS_ACCOUNT_FACTORIES`` in each app's ``tests/factories.py``.
+Objects of A come from ``CROSS_ACCOUNT_FACTORIES`` in each app's ``tests/factories.py``; a path
+parameter besides ``pk`` that names another row of A (``delivery_id``) is filled by that app's
+``CROSS_ACCOUNT_PATH_VALUES``, from A's object.
 """
 
 import importlib
@@ -31,8 +33,8 @@ UNSAFE_METHODS = {"post", "put", "patch", "delete"}
 ROUTES = discover_api_routes()
 
 
-def _factories() -> dict:
-    factories = {}
+def _factory_tables(name: str) -> dict:
+    tables = {}
     for app in apps.get_app_configs():
         if not app.name.startswith("inkwell."):
             continue
@@ -40,8 +42,16 @@ def _factories() -> dict:
             module = importlib.import_module(f"{app.name}.tests.factories")
         except ModuleNotFoundError:
             continue
-        factories.update(getattr(module, "CROSS_ACCOUNT_FACTORIES", {}))
-    return factories
+        tables.update(getattr(module, name, {}))
+    return tables
+
+
+def _factories() -> dict:
+    return _factory_tables("CROSS_ACCOUNT_FACTORIES")
+
+
+def _path_value_factories() -> dict:
+    return _factory_tables("CROSS_ACCOUNT_PATH_VALUES")
 
 
 def _url(route: Route, values: dict) -> str:
@@ -85,6 +95,7 @@ def _path_values(victim, obj=None) -> dict:
     values = {"site_id": victim.site.pk, **NAMED_PATH_VALUES}
     if obj is not None:
         values["pk"] = obj.pk
+        values.update({name: value_of(victim, obj) for name, value_of in _path_value_factories().items()})
     return values
 
 
@@ -161,7 +172,7 @@ def test_no_response_to_another_account_contains_the_victims_data(route, victim,
 @pytest.mark.django_db
 @pytest.mark.parametrize("route", PROTECTED_ROUTES, ids=str)
 def test_every_non_public_route_needs_credentials(route, api_client, victim):
-    url = _url(route, {"site_id": victim.site.pk, "pk": 1, **NAMED_PATH_VALUES})
+    url = _url(route, {"site_id": victim.site.pk, "pk": 1, **NAMED_PATH_VALUES, **dict.fromkeys(_path_value_factories(), 1)})
     for method in route.methods:
         response = getattr(api_client, method)(url, {}, format="json")
         assert response.status_code == 401, f"{method.upper()} {url} answered {response.status_code} without credentials"

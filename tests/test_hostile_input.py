@@ -45,7 +45,8 @@ def _url(route, tenant) -> str:
     values = {**_path_values(tenant), "rest": "1/"}
     if "pk" in route.kwargs:
         model = route.view_class.queryset.model
-        values["pk"] = _factories()[model](tenant, "hostile").pk
+        # The object's id, and any other row of the tenant the path names (a webhook's delivery_id).
+        values.update(_path_values(tenant, _factories()[model](tenant, "hostile")))
     return reverse(route.name, kwargs={name: values[name] for name in route.kwargs})
 
 

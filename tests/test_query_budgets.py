@@ -35,6 +35,7 @@ from inkwell.planner.models import Cluster, ContentIdea, Keyword
 from inkwell.publishing.models import Deployment, PublishingRecord
 from inkwell.tenancy import services
 from inkwell.tenancy.models import IndustrySector, Plan, Role, RoleName, Site, SiteUserAccess, Subscription, User
+from inkwell.webhooks.models import WebhookEndpoint
 from inkwell.writer.models import Content, ContentRevision, Image, ImageStatus, Task, Taxonomy
 from tests.routes import Route, discover_api_routes
 
@@ -65,6 +66,7 @@ SEEDED_LISTS = {
     "/api/v1/publisher/deployments/": ROWS,
     "/api/v1/automation/runs/": ROWS,
     "/api/v1/automation/logs/": ROWS,
+    "/api/v1/webhooks/": ROWS,
 }
 
 
@@ -149,6 +151,7 @@ def seeded(make_tenant, settings):
         run = AutomationRun.objects.create(account=tenant.account, site=tenant.site, status="completed", created_by=tenant.owner)
         AutomationStageRun.objects.create(account=tenant.account, run=run, stage=1, status="completed")
         AutomationLog.objects.create(account=tenant.account, run=run, site=tenant.site, stage=1, event="item_processed", message=f"Item {n}")
+        WebhookEndpoint.objects.create(account=tenant.account, url=f"https://hooks-{n}.budget.example.com/", events=["content.updated"], secret=f"whsec_{n}")
     services.api_key_create(account=neighbour.account, user=neighbour.owner, name="neighbour key")
     SiteUserAccess.objects.create(account=neighbour.account, user=neighbour.viewer, site=neighbour.site)
     assert Site.objects.for_account(tenant.account).count() == ROWS

@@ -23,4 +23,5 @@ urlpatterns = [
     path("linker/", include("inkwell.linker.urls")),
     path("optimizer/", include("inkwell.optimizer.urls")),
     path("automation/", include("inkwell.automation.urls")),
+    path("webhooks/", include("inkwell.webhooks.urls")),
 ]

@@ -48,6 +48,8 @@ from inkwell.notifications import events
 from inkwell.notifications.models import NotificationType, Severity
 from inkwell.observability.metrics import record_automation_run
 from inkwell.sitesettings.selectors import effective_settings
+from inkwell.webhooks import services as webhooks
+from inkwell.webhooks.models import EventType
 
 logger = logging.getLogger("inkwell.automation")
 
@@ -128,6 +130,26 @@ def announce_end(run: AutomationRun) -> None:
         items=run.items_processed,
         credits=run.credits_used,
     )
+    # Outbound webhooks (a cancelled run is no event of theirs), in the transaction that ended the run.
+    webhook_type = RUN_WEBHOOK_EVENTS.get(run.status)
+    if webhook_type is not None:
+        webhooks.enqueue_event(
+            account_id=run.account_id,
+            type=webhook_type,
+            data={
+                "run_id": run.pk,
+                "site_id": run.site_id,
+                "status": run.status,
+                "trigger": run.trigger,
+                "items_processed": run.items_processed,
+                "credits_used": run.credits_used,
+                "error": run.error_message if run.status == RunStatus.FAILED else None,
+                "completed_at": run.completed_at,
+            },
+        )
+
+
+RUN_WEBHOOK_EVENTS = {RunStatus.COMPLETED: EventType.AUTOMATION_RUN_COMPLETED, RunStatus.FAILED: EventType.AUTOMATION_RUN_FAILED}
 
 
 def _due(job: dict, now) -> bool:

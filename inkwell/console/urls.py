@@ -3,7 +3,7 @@ cross-account matrix (inkwell/console/tests/test_console_matrix.py), found from 
 
 from django.urls import path
 
-from inkwell.console.views import activity, auth, automation, calendar, cms, credits, library, planner, settings, sites, team, writer
+from inkwell.console.views import activity, auth, automation, calendar, cms, credits, library, planner, settings, sites, team, webhooks, writer
 
 app_name = "console"
 
@@ -69,6 +69,8 @@ urlpatterns = [
     path("settings/prompts/", settings.PromptsView.as_view(), name="settings-prompts"),
     path("settings/prompts/reset/", settings.PromptResetView.as_view(), name="settings-prompt-reset"),
     path("settings/modules/", settings.ModulesView.as_view(), name="settings-modules"),
+    path("settings/webhooks/", webhooks.WebhooksView.as_view(), name="webhooks"),
+    path("settings/webhooks/<int:pk>/", webhooks.WebhookView.as_view(), name="webhook"),
     path("team/", team.TeamView.as_view(), name="team"),
     path("team/users/<int:pk>/", team.TeamUserView.as_view(), name="team-user"),
     path("team/api-keys/", team.ApiKeysView.as_view(), name="api-keys"),

@@ -318,6 +318,21 @@ def cms_sync_failed(
     )
 
 
+def webhook_endpoint_disabled(*, account: Account, endpoint_id: int, url: str, days: int, last_failure: str) -> Notification:
+    """An outbound webhook endpoint whose deliveries failed for ``days`` days was switched off."""
+    return notify(
+        account=account,
+        notification_type=NotificationType.WEBHOOK_ENDPOINT_DISABLED,
+        title="",
+        message=f"The webhook endpoint {url} was switched off: its deliveries have failed for {counted(days, 'day')} ({last_failure}). "
+        "Fix the receiver, switch the endpoint on again and redeliver what failed.",
+        severity=Severity.ERROR,
+        action_label="Open webhook",
+        action_url=f"/webhooks/{endpoint_id}",
+        metadata={"endpoint_id": endpoint_id},
+    )
+
+
 def site_set_up(*, account: Account, site: Site) -> Notification:
     return notify(
         account=account,

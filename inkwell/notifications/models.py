@@ -40,6 +40,8 @@ class NotificationType(models.TextChoices):
     AUTOMATION_RUN_COMPLETED = "automation_run_completed", "Automation run completed"
     AUTOMATION_RUN_FAILED = "automation_run_failed", "Automation run failed"
     AUTOMATION_RUN_CANCELLED = "automation_run_cancelled", "Automation run cancelled"
+    # Outbound webhooks (inkwell.webhooks): an endpoint failing for days was switched off.
+    WEBHOOK_ENDPOINT_DISABLED = "webhook_endpoint_disabled", "Webhook endpoint switched off"
 
 
 class NotificationCategory(models.TextChoices):
@@ -65,7 +67,7 @@ TYPES_BY_CATEGORY: dict[str, tuple[str, ...]] = {
         _T.AI_PROMPTS_COMPLETE, _T.AI_PROMPTS_FAILED,
     ),
     NotificationCategory.CONTENT: (_T.CONTENT_READY_REVIEW, _T.CONTENT_PUBLISHED, _T.CONTENT_PUBLISH_FAILED),
-    NotificationCategory.INTEGRATION: (_T.CMS_SYNC_SUCCESS, _T.CMS_SYNC_FAILED),
+    NotificationCategory.INTEGRATION: (_T.CMS_SYNC_SUCCESS, _T.CMS_SYNC_FAILED, _T.WEBHOOK_ENDPOINT_DISABLED),
     NotificationCategory.CREDIT: (_T.CREDITS_LOW, _T.CREDITS_DEPLETED),
     NotificationCategory.BILLING: (),
     NotificationCategory.SYSTEM: (_T.SYSTEM_INFO,),

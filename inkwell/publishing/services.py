@@ -42,7 +42,9 @@ from inkwell.sitesettings.selectors import effective_settings
 from inkwell.system.selectors import content_settings
 from inkwell.tenancy.models import Site, User
 from inkwell.writer.models import Content, ContentStatus, Image, ImageStatus, ImageType, SiteStatus, Taxonomy, TaxonomyType, cms_slug
-from inkwell.writer.services import PUBLISHABLE_STATUSES, check_publishable
+from inkwell.webhooks import services as webhooks
+from inkwell.webhooks.models import EventType
+from inkwell.writer.services import PUBLISHABLE_STATUSES, check_publishable, webhook_data
 
 logger = logging.getLogger("inkwell.publishing")
 
@@ -227,6 +229,14 @@ def _succeed(content: Content, record: PublishingRecord, remote: RemotePost, sta
         record.external_id, record.external_url = remote.external_id, remote.url
         record.finished_at, record.duration_ms = now, _elapsed_ms(started)
         record.save(update_fields=["status", "external_id", "external_url", "finished_at", "duration_ms"])
+        if live:
+            webhooks.enqueue_event(
+                account_id=content.account_id,
+                type=EventType.CONTENT_PUBLISHED,
+                data={**webhook_data(content), "status": ContentStatus.PUBLISHED, "site_status": SiteStatus.PUBLISHED, "published_at": now,
+                      "scheduled_publish_at": None if content.site_status == SiteStatus.SCHEDULED else content.scheduled_publish_at,
+                      "external_id": remote.external_id, "external_url": remote.url, "record_id": record.pk},
+            )
         where = "published on" if live else f"sent as a {remote.status} to"
         events.content_published(
             account=content.account,
@@ -261,6 +271,11 @@ def _fail(content: Content, record: PublishingRecord, code: str, message: str, *
         record.duration_ms = _elapsed_ms(started) if started is not None else None
         record.save(update_fields=["status", "error_code", "error", "retry_at", "finished_at", "duration_ms"])
         if retry_at is None:
+            webhooks.enqueue_event(
+                account_id=content.account_id,
+                type=EventType.CONTENT_PUBLISH_FAILED,
+                data={**webhook_data(content), "site_status": SiteStatus.FAILED, "error_code": code, "error": message[:300], "attempts": record.attempt, "record_id": record.pk},
+            )
             events.content_not_published(
                 account=content.account,
                 site=content.site,
@@ -407,6 +422,11 @@ def record_publication(*, content: Content, external_url: str, external_id: str 
     if not changed:
         raise StateConflict({"site_status": [BEING_PUBLISHED]})
     integration = active_integration(content=content)
+    webhooks.enqueue_event(
+        account_id=content.account_id,
+        type=EventType.CONTENT_PUBLISHED,
+        data={**webhook_data(content), "status": ContentStatus.PUBLISHED, "site_status": SiteStatus.PUBLISHED, "published_at": now, "external_id": external_id, "external_url": external_url},
+    )
     return PublishingRecord.objects.create(
         account_id=content.account_id,
         site_id=content.site_id,
@@ -422,10 +442,12 @@ def record_publication(*, content: Content, external_url: str, external_id: str 
     )
 
 
+@transaction.atomic
 def content_schedule(*, content: Content, scheduled_publish_at) -> dict:
     """Places approved content of a site with an active CMS integration on the publishing
     schedule (any publishing status but ``publishing``). What would fail at its time is refused
-    now: content that is not approved, or a site with no active integration (409)."""
+    now: content that is not approved, or a site with no active integration (409). Raises the
+    ``content.scheduled`` webhook event in the same transaction."""
     check_publishable(content=content)
     if not SiteIntegration.objects.for_account(content.account_id).filter(site_id=content.site_id, is_active=True).exists():
         raise StateConflict({"site": [NO_ACTIVE_INTEGRATION]})
@@ -437,6 +459,11 @@ def content_schedule(*, content: Content, scheduled_publish_at) -> dict:
     )
     if not scheduled:
         raise StateConflict({"site_status": ["Content that is being published cannot be scheduled"]})
+    webhooks.enqueue_event(
+        account_id=content.account_id,
+        type=EventType.CONTENT_SCHEDULED,
+        data={**webhook_data(content), "site_status": SiteStatus.SCHEDULED, "scheduled_publish_at": scheduled_publish_at},
+    )
     return {"content_id": content.pk, "site_status": SiteStatus.SCHEDULED, "scheduled_publish_at": scheduled_publish_at}
 
 

@@ -16,6 +16,8 @@ from inkwell.planner.services import INSERT_BATCH_SIZE, TaskSkipReason
 from inkwell.system.selectors import content_settings
 from inkwell.tenancy.models import Account, Sector, Site, User
 from inkwell.tenancy.serializers import REQUIRED, SECTOR_NOT_IN_SITE
+from inkwell.webhooks import services as webhooks
+from inkwell.webhooks.models import EventType
 from inkwell.writer import selectors
 from inkwell.writer.models import Content, ContentRevision, ContentStatus, Image, ImageStatus, ImageType, Task, TaskStatus, Taxonomy, TaxonomyType
 from inkwell.writer.overlaps import flag_new_tasks
@@ -267,6 +269,11 @@ def content_update(*, account: Account, content: Content, user: User | None, **f
         )
     entering_review = status == ContentStatus.REVIEW and current.status != ContentStatus.REVIEW
     entering_approved = status == ContentStatus.APPROVED and current.status != ContentStatus.APPROVED
+    changed = sorted(name for name, value in fields.items() if getattr(current, name) != value)
+    if status != current.status:
+        changed.append("status")
+    if taxonomies is not None and {taxonomy.pk for taxonomy in taxonomies} != set(current.taxonomies.values_list("pk", flat=True)):
+        changed.append("taxonomies")
     for name, value in fields.items():
         setattr(current, name, value)
     current.status = status
@@ -276,9 +283,27 @@ def content_update(*, account: Account, content: Content, user: User | None, **f
         current.taxonomies.set(taxonomies)
     if entering_review:
         _notify_ready_for_review(account, current)
+    # Outbound webhooks: written to the outbox in this transaction, so only a committed change is sent.
+    if changed:
+        webhooks.enqueue_event(account_id=account.pk, type=EventType.CONTENT_UPDATED, data={**webhook_data(current), "changed": changed})
     if entering_approved:
+        webhooks.enqueue_event(account_id=account.pk, type=EventType.CONTENT_APPROVED, data=webhook_data(current))
         content_approved.send(sender=Content, content=current)
     return current
+
+
+def webhook_data(content: Content) -> dict:
+    """What every ``content.*`` webhook event says of the content (docs/api.md, "Webhooks")."""
+    return {
+        "content_id": content.pk,
+        "site_id": content.site_id,
+        "title": content.title,
+        "status": content.status,
+        "site_status": content.site_status,
+        "scheduled_publish_at": content.scheduled_publish_at,
+        "published_at": content.published_at,
+        "external_url": content.external_url,
+    }
 
 
 def check_publishable(*, content: Content) -> None:

@@ -8,6 +8,8 @@ from inkwell.ai.prompts import PROMPTS
 from inkwell.system.models import IntegrationSettings, IntegrationType, PromptOverride
 from inkwell.tenancy import api_keys
 from inkwell.tenancy.models import ApiKey, Role, RoleName, Site, SiteUserAccess, User
+from inkwell.webhooks.models import WebhookEndpoint
+from inkwell.webhooks.tests.factories import make_delivery
 
 SEEDED_PROVIDER_KEY = "sk-seeded-provider-key-0123456789abcdef"
 
@@ -30,6 +32,11 @@ def seed_team(site: Site, owner: User, rows: int) -> None:
     )
     PromptOverride.objects.bulk_create(PromptOverride(account=account, prompt_type=name, text=spec.default_text + "\nBe brief.", updated_by=owner) for name, spec in PROMPTS.items())
     IntegrationSettings.objects.create(account=account, integration_type=IntegrationType.AI_PROVIDER, api_key=SEEDED_PROVIDER_KEY, updated_by=owner)
+    endpoints = WebhookEndpoint.objects.bulk_create(
+        WebhookEndpoint(account=account, url=f"https://hooks.example.com/{site.pk}/{n}", events=["content.updated"], secret=f"whsec_c2VlZGVk{n}") for n in range(rows)
+    )
+    for _ in range(rows):
+        make_delivery(endpoints[0], attempts=2)
 
 
 def account_pages(site: Site) -> dict[str, str]:
@@ -44,4 +51,6 @@ def account_pages(site: Site) -> dict[str, str]:
         "team": "/app/team/",
         "team-user": f"/app/team/users/{member.pk}/",
         "api-keys": "/app/team/api-keys/",
+        "webhooks": "/app/settings/webhooks/",
+        "webhook": f"/app/settings/webhooks/{WebhookEndpoint.objects.for_account(site.account).order_by('id').values_list('pk', flat=True).first()}/",
     }

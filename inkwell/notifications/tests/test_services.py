@@ -9,14 +9,15 @@ from inkwell.tenancy.models import Site
 
 pytestmark = pytest.mark.django_db
 
-# The contract's sections 10 and 11, written out here so that a changed mapping fails.
+# The contract's sections 10 and 11, written out here so that a changed mapping fails; the outbound
+# webhooks issue added webhook_endpoint_disabled (an endpoint failing for days switched off).
 CONTRACT_CATEGORIES = {
     "ai_task": {
         "ai_cluster_complete", "ai_cluster_failed", "ai_ideas_complete", "ai_ideas_failed", "ai_content_complete",
         "ai_content_failed", "ai_images_complete", "ai_images_failed", "ai_prompts_complete", "ai_prompts_failed",
     },
     "content": {"content_ready_review", "content_published", "content_publish_failed"},
-    "integration": {"cms_sync_success", "cms_sync_failed"},
+    "integration": {"cms_sync_success", "cms_sync_failed", "webhook_endpoint_disabled"},
     "credit": {"credits_low", "credits_depleted"},
     "billing": set(),
     "system": {"system_info"},

@@ -155,8 +155,9 @@ def test_the_taken_times_are_read_in_one_query(tenant):
         schedule_in_next_slot(content=content, after=MONDAY)
 
     statements = [query["sql"].split()[0] for query in captured.captured_queries if "SAVEPOINT" not in query["sql"]]
-    # The site lock, the settings, the taken times, the active integration (the gate) and the schedule update.
-    assert statements == ["SELECT", "SELECT", "SELECT", "SELECT", "UPDATE"]
+    # The site lock, the settings, the taken times, the active integration (the gate), the schedule
+    # update and the account's webhook endpoints subscribed to content.scheduled (the outbox).
+    assert statements == ["SELECT", "SELECT", "SELECT", "SELECT", "UPDATE", "SELECT"]
 
 
 def test_no_free_slot_within_the_horizon_is_a_422_and_leaves_the_content_alone(tenant):
