@@ -7,6 +7,7 @@ from rest_framework import serializers
 
 from inkwell.ai.types import STRUCTURES, TONES
 from inkwell.api import fields
+from inkwell.api.filters import MAX_ID
 from inkwell.planner.models import ContentIdea
 from inkwell.planner.serializers import OVERLAP_FLAGGED_HELP, OVERLAPS_HELP, OverlapSerializer
 from inkwell.tenancy.serializers import AccountSectorField, AccountSiteField, SiteSectorPayloadMixin
@@ -259,7 +260,7 @@ class ContentFieldsMixin(serializers.Serializer):
     slug = serializers.SlugField(max_length=200, allow_unicode=True, required=False, allow_blank=True, help_text="The post's slug on the CMS; made from the title when empty.")
     excerpt = serializers.CharField(max_length=1000, required=False, allow_blank=True)
     taxonomy_ids = serializers.ListField(
-        child=serializers.IntegerField(min_value=1),
+        child=serializers.IntegerField(min_value=1, max_value=MAX_ID),
         max_length=MAX_LIST_ITEMS,
         required=False,
         source="taxonomies",

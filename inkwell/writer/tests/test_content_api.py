@@ -225,6 +225,15 @@ def test_taxonomies_of_another_site_or_account_are_refused(tenant, other_tenant,
     assert not content.taxonomies.exists()
 
 
+def test_a_taxonomy_id_beyond_any_row_id_is_a_field_error_not_a_server_error(tenant, as_user):
+    content = make_content(tenant)
+
+    response = as_user(tenant.owner).patch(f"{CONTENT}{content.pk}/", {"taxonomy_ids": [2**63]}, format="json")
+
+    assert response.status_code == 400, response.content
+    assert list(response.json()["errors"]) == ["taxonomy_ids"]
+
+
 # Tenancy and roles
 
 
