@@ -16,6 +16,7 @@ Accepted, one file per import:
   ``rows``, or in the upload's ``dimensions`` field, e.g. ``query,page``); without them, rows of
   one key are ``page`` when it is a web address, ``date`` when it is ``YYYY-MM-DD`` and ``query``
   otherwise, and rows of two keys are ``query,page`` (the order the API's own examples use).
+  An answer without ``rows`` but with ``responseAggregationType`` is a period without data.
   Dimensions other than query, page and date (country, device, searchAppearance) are refused.
 
 Any other shape (another header, a row whose numbers do not read, a ZIP with none of the three
@@ -254,7 +255,11 @@ def parse_api_json(data: bytes, *, source: str, dimensions=None) -> ParsedTable:
         body = json.loads(_decode(data, source=source))
     except (ValueError, RecursionError):
         raise ExportFormatError(f"{source}: not JSON") from None
-    if not isinstance(body, dict) or not isinstance(body.get("rows"), list):
+    if not isinstance(body, dict):
+        raise ExportFormatError(f'{source}: not a Search Analytics API answer (no "rows" list)')
+    if "rows" not in body and "responseAggregationType" in body:
+        body["rows"] = []  # the API leaves "rows" out when the period has no data
+    if not isinstance(body.get("rows"), list):
         raise ExportFormatError(f'{source}: not a Search Analytics API answer (no "rows" list)')
     dims = _dimensions_hint(dimensions) or _dimensions_hint(body.get("dimensions"))
     rows = body["rows"]
