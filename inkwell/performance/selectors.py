@@ -169,6 +169,11 @@ def _headings(html: str) -> list[str]:
     return [strip_tags(text).strip().lower() for text in re.findall(r"<h[2-4][^>]*>(.*?)</h[2-4]>", html or "", flags=re.IGNORECASE | re.DOTALL)]
 
 
+def _text(html: str) -> str:
+    """The visible words of ``html``, each tag a space (``<h2>Fit</h2><p>Wide`` is two words)."""
+    return strip_tags(re.sub(r"<[^>]+>", lambda tag: f" {tag.group(0)} ", html or ""))
+
+
 def _words(text: str) -> set[str]:
     return {word for word in re.findall(r"\w+", text.lower()) if len(word) > 2}
 
@@ -203,7 +208,7 @@ def _link_sources(query: str, target: Content, live: dict[int, Content]) -> list
     for content in live.values():
         if content.pk == target.pk or (target.external_url and target.external_url.rstrip("/") in (content.html or "")):
             continue
-        shared = words & _words(strip_tags(content.html or "") + " " + content.title)
+        shared = words & _words(_text(content.html) + " " + content.title)
         if words and len(shared) * 2 >= len(words):
             found.append((len(shared), content))
     found.sort(key=lambda item: (-item[0], item[1].pk))
@@ -234,7 +239,7 @@ def striking_distance(*, site: Site) -> list[Opportunity]:
             continue
         seen.add((row["query"], content.pk))
         words = _words(row["query"])
-        text_words = _words(strip_tags(content.html or ""))
+        text_words = _words(_text(content.html))
         heading_words = set().union(*(_words(heading) for heading in _headings(content.html))) if content.html else set()
         link_from = []
         if not words <= text_words:
