@@ -121,6 +121,7 @@ def performance_panel(request, content: Content) -> dict:
     return {
         "performance": performance,
         "performance_chart": article_chart(performance) if performance["periods"] else None,
+        "performance_ctr_pct": performance["current"]["ctr"] * 100 if performance["current"] else None,
         "open_refresh": refresh,
         "is_live": content.site_status == SiteStatus.PUBLISHED and bool(content.external_id),
     }
