@@ -11,6 +11,7 @@ import secrets
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONCE
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -235,7 +236,8 @@ if env_bool("SECURE_PROXY_SSL_HEADER", False):
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": ["'self'"],
-        "script-src": ["'self'"],
+        # A page that needs one inline script (the editor's import map) gives it the request's nonce.
+        "script-src": ["'self'", NONCE],
         "style-src": ["'self'", "'unsafe-inline'"],
         "img-src": ["'self'", "data:", "blob:"],
         "font-src": ["'self'", "data:"],

@@ -144,13 +144,17 @@ class ContentEditorView(ConsoleView):
             for status in sorted(TRANSITIONS.get(content.status, ()))
             if (content.status, status) in TRANSITION_LABELS
         ]
+        body_form = BodyForm(initial={"html": values["html"]})
         return {
             "site": content.site,
             "content": content,
             "values": values,
             "errors": errors or {},
             "limits": LIMITS,
-            "body_form": BodyForm(initial={"html": values["html"]}),
+            "body_form": body_form,
+            # The editor's modules find each other through an inline import map: the page's
+            # nonce lets that one script through the Content-Security-Policy.
+            "editor_media": body_form.media.with_nonce(request.csp_nonce) if may_write else None,
             "images": content_images,
             "analysis": optimizer.analyze_content(request.account, content),
             "transitions": transitions if may_write else [],

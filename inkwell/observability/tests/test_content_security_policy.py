@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from inkwell.observability.views import CSP_REPORT_MAX_BYTES
+from inkwell.writer.tests.factories import make_content
 
 pytestmark = pytest.mark.django_db
 
@@ -85,3 +86,15 @@ def test_a_malformed_or_oversized_report_is_ignored(client, caplog, body):
 
     assert response.status_code == 204
     assert not [record for record in caplog.records if record.name == "inkwell.csp"]
+
+
+def test_the_editors_import_map_is_the_one_inline_script_and_carries_the_pages_nonce(client, tenant):
+    content = make_content(tenant)
+    client.force_login(tenant.owner)
+
+    response = client.get(f"/app/content/{content.pk}/")
+
+    [nonce] = [value.removeprefix("'nonce-").removesuffix("'") for value in policy(response)["script-src"] if value.startswith("'nonce-")]
+    html = response.content.decode()
+    assert f'<script type="importmap" nonce="{nonce}">' in html
+    assert [match.group(0) for match in INLINE_SCRIPT.finditer(html)] == [f'<script type="importmap" nonce="{nonce}">']
