@@ -254,6 +254,7 @@ def _unified(settings: EffectiveSiteSettings) -> dict:
             "live_model_id": settings.ai.live_model_id,
             "image_model_id": settings.ai.image_model_id,
         },
+        "performance_settings": dict(settings.performance.__dict__),
     }
 
 

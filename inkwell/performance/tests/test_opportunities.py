@@ -236,3 +236,16 @@ def test_the_site_summary_lists_every_kind_of_opportunity(tenant, as_user):
     assert [item["query"] for item in data["striking_distance"]] == ["wide running shoes"]
     assert [item["content_id"] for item in data["due_for_review"]] == [article.pk]
     assert data["decaying"] == [] and data["cannibalization"] == []
+
+
+def test_the_thresholds_are_read_and_changed_through_the_unified_settings(tenant, as_user):
+    url = reverse("site-unified-settings", kwargs={"site_id": tenant.site.pk})
+    client = as_user(tenant.owner)
+    assert client.get(url).json()["data"]["performance_settings"]["review_after_months"] == 12
+    response = client.patch(url, {"performance_settings": {"review_after_months": 6, "decay_threshold_pct": 20}}, format="json")
+    assert response.status_code == 200, response.content
+    performance = selectors.effective_settings(site=tenant.site).performance
+    assert (performance.review_after_months, performance.decay_threshold_pct, performance.striking_max_position) == (6, 20, 20)
+    crossed = client.patch(url, {"performance_settings": {"striking_min_position": 25}}, format="json")
+    assert crossed.status_code == 422
+    assert "performance_settings.striking_max_position" in crossed.json()["errors"]
