@@ -40,8 +40,6 @@ class NotificationType(models.TextChoices):
     AUTOMATION_RUN_COMPLETED = "automation_run_completed", "Automation run completed"
     AUTOMATION_RUN_FAILED = "automation_run_failed", "Automation run failed"
     AUTOMATION_RUN_CANCELLED = "automation_run_cancelled", "Automation run cancelled"
-    # Issue 37: a live article's review-by date has come.
-    CONTENT_DUE_REVIEW = "content_due_review", "Content due for review"
 
 
 class NotificationCategory(models.TextChoices):
@@ -66,7 +64,7 @@ TYPES_BY_CATEGORY: dict[str, tuple[str, ...]] = {
         _T.AI_CONTENT_COMPLETE, _T.AI_CONTENT_FAILED, _T.AI_IMAGES_COMPLETE, _T.AI_IMAGES_FAILED,
         _T.AI_PROMPTS_COMPLETE, _T.AI_PROMPTS_FAILED,
     ),
-    NotificationCategory.CONTENT: (_T.CONTENT_READY_REVIEW, _T.CONTENT_PUBLISHED, _T.CONTENT_PUBLISH_FAILED, _T.CONTENT_DUE_REVIEW),
+    NotificationCategory.CONTENT: (_T.CONTENT_READY_REVIEW, _T.CONTENT_PUBLISHED, _T.CONTENT_PUBLISH_FAILED),
     NotificationCategory.INTEGRATION: (_T.CMS_SYNC_SUCCESS, _T.CMS_SYNC_FAILED),
     NotificationCategory.CREDIT: (_T.CREDITS_LOW, _T.CREDITS_DEPLETED),
     NotificationCategory.BILLING: (),

@@ -207,9 +207,10 @@ def test_the_reminder_is_raised_once_per_article_and_date(tenant):
     _article(tenant, "recent", published_at=_published(2))
     assert services.remind_due_reviews() == 1
     assert services.remind_due_reviews() == 0
-    reminders = Notification.objects.for_account(tenant.account).filter(notification_type=NotificationType.CONTENT_DUE_REVIEW)
+    reminders = Notification.objects.for_account(tenant.account).filter(notification_type=NotificationType.CONTENT_READY_REVIEW, metadata__reason="review_due")
     assert reminders.count() == 1
     assert reminders.get().metadata["content_id"] == old.pk
+    assert "is due for review" in reminders.get().message
     assert ArticleReview.objects.for_account(tenant.account).get(content=old).reminded_for is not None
 
 
