@@ -14,8 +14,18 @@ from pathlib import Path
 import pytest
 
 from tests.live_server import celery_worker, gunicorn_server, manage, server_environment
+
 # The browser, Chromium and the screenshots' folder are the fixtures of the console's first browser test.
-from tests.test_console_browser import PASSWORD, TIMEOUT_MS, Screens, browser, chromium_path, output_dir, press, type_into  # noqa: F401
+from tests.test_console_browser import (  # noqa: F401
+    PASSWORD,
+    TIMEOUT_MS,
+    Screens,
+    browser,
+    chromium_path,
+    output_dir,
+    press,
+    type_into,
+)
 
 pytestmark = [pytest.mark.live_server_process, pytest.mark.browser]
 

@@ -36,6 +36,7 @@ urlpatterns = [
     path("content/<int:pk>/reviewed/", performance.ContentReviewedView.as_view(), name="content-reviewed"),
     path("refreshes/<int:pk>/", performance.RefreshView.as_view(), name="refresh"),
     path("refreshes/<int:pk>/status/", performance.RefreshStatusView.as_view(), name="refresh-status"),
+    path("refreshes/<int:pk>/write/", performance.RefreshWriteView.as_view(), name="refresh-write"),
     path("refreshes/<int:pk>/send/", performance.RefreshSendView.as_view(), name="refresh-send"),
     path("refreshes/<int:pk>/unschedule/", performance.RefreshUnscheduleView.as_view(), name="refresh-unschedule"),
     path("clusters/<int:pk>/", planner.ClusterView.as_view(), name="cluster"),

@@ -307,7 +307,7 @@ def parse_upload(*, data: bytes, filename: str, dimensions=None) -> list[ParsedT
     """The tables of one uploaded file, told apart by its content (a ZIP's signature, JSON's
     opening brace), not only by its name. Raises ``ExportFormatError``."""
     source = (filename or "upload").rsplit("/", 1)[-1][:100]
-    if data.startswith(b"PK\x03\x04") or data.startswith(b"PK\x05\x06"):
+    if data.startswith((b"PK\x03\x04", b"PK\x05\x06")):
         return parse_zip(data, source=source)
     if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
         return [parse_api_json(data, source=source, dimensions=dimensions)]

@@ -16,7 +16,11 @@ from django.db.models import Q, Sum
 from django.utils import timezone
 from django.utils.html import strip_tags
 
-from inkwell.performance.models import ArticleReview, SearchMetric, SearchPerformanceImport
+from inkwell.performance.models import (
+    ArticleReview,
+    SearchMetric,
+    SearchPerformanceImport,
+)
 from inkwell.sitesettings.selectors import effective_settings
 from inkwell.tenancy.models import Site
 from inkwell.writer.models import Content, SiteStatus

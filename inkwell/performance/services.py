@@ -11,7 +11,12 @@ from rest_framework.exceptions import ValidationError
 from inkwell.notifications import events
 from inkwell.performance import selectors
 from inkwell.performance.formats import ExportFormatError, ParsedTable, parse_upload
-from inkwell.performance.models import ArticleReview, SearchImportSource, SearchMetric, SearchPerformanceImport
+from inkwell.performance.models import (
+    ArticleReview,
+    SearchImportSource,
+    SearchMetric,
+    SearchPerformanceImport,
+)
 from inkwell.performance.urlmatch import PageMatcher
 from inkwell.publishing.models import PublishingRecord, PublishStatus
 from inkwell.tenancy.models import Account, Site, User

@@ -1,13 +1,23 @@
 """Serializers of refreshes of live articles (issue #37)."""
 
 from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from inkwell.api import fields
 from inkwell.api.serializers import RejectUnknownFieldsMixin
-from inkwell.writer.image_serializers import AccountContentField
+from inkwell.writer.image_serializers import AccountContentField, _AccountRowField
 from inkwell.writer.models import ContentRefresh, ContentStatus
 from inkwell.writer.serializers import INVALID_STATUS, PAST_PUBLISH_TIME
+
+REFRESH_NOT_YOURS = "Refresh must belong to your account"
+
+
+@extend_schema_field(OpenApiTypes.INT)
+class AccountRefreshField(_AccountRowField):
+    model = ContentRefresh
+    default_error_messages = {"does_not_exist": REFRESH_NOT_YOURS, "incorrect_type": REFRESH_NOT_YOURS}
 
 
 class RefreshSerializer(serializers.ModelSerializer):

@@ -111,3 +111,18 @@ def test_marking_an_article_reviewed_from_the_console(tenant, article, console_c
     assert response.status_code == 302
     page = client.get(response["Location"]).content.decode()
     assert "Marked reviewed" in page
+
+
+def test_a_draft_refresh_is_written_with_ai_from_the_console(tenant, article, console_client, funded, eager_jobs):
+    funded(10)
+    client = console_client(tenant.owner)
+    client.post(reverse("console:content-refresh", kwargs={"pk": article.pk}), {"reason": "Add a section on winter running shoes"})
+    refresh = ContentRefresh.objects.for_account(tenant.account).get()
+    assert "Write it with AI" in client.get(reverse("console:refresh", kwargs={"pk": refresh.pk})).content.decode()
+    with eager_jobs():
+        response = client.post(reverse("console:refresh-write", kwargs={"pk": refresh.pk}))
+    assert response.status_code == 302
+    refresh.refresh_from_db()
+    article.refresh_from_db()
+    assert refresh.html != article.html
+    assert refresh.status == ContentStatus.DRAFT

@@ -14,9 +14,18 @@ from django.urls import reverse
 from django.utils import timezone
 
 from inkwell.api.exceptions import PayloadTooLarge
-from inkwell.console.base import ConsoleView, get_scoped, remember_site, scoped, validated
+from inkwell.billing.services import cost_of
+from inkwell.console.base import (
+    ConsoleView,
+    get_scoped,
+    remember_site,
+    scoped,
+    validated,
+)
 from inkwell.console.views.calendar import LOCAL_INPUT_FORMAT, chosen_instant
 from inkwell.console.views.library import SiteView
+from inkwell.console.views.planner import job_started
+from inkwell.optimizer import services as optimizer_services
 from inkwell.performance import selectors, services
 from inkwell.performance import serializers as performance_s
 from inkwell.performance.models import SearchPerformanceImport
@@ -24,7 +33,12 @@ from inkwell.publishing import services as publishing
 from inkwell.sitesettings.selectors import effective_settings
 from inkwell.writer import refresh_serializers as refresh_s
 from inkwell.writer import services as writer_services
-from inkwell.writer.models import Content, ContentRefresh, ContentStatus, RefreshSendStatus
+from inkwell.writer.models import (
+    Content,
+    ContentRefresh,
+    ContentStatus,
+    RefreshSendStatus,
+)
 from inkwell.writer.services import TRANSITIONS
 
 DUE_PAGE_SIZE = 20
@@ -194,6 +208,7 @@ class RefreshView(ConsoleView):
                 "min_local": timezone.now().astimezone(ZoneInfo(tz)).strftime(LOCAL_INPUT_FORMAT),
                 "scheduled_local": refresh.scheduled_at.astimezone(ZoneInfo(tz)) if refresh.scheduled_at else None,
                 "records": refresh.publishing_records.order_by("-created_at", "-id")[:10],
+                "ai_cost": cost_of(operation_type=optimizer_services.OPERATION, units=1),
             },
         )
 
@@ -255,3 +270,17 @@ class ContentReviewedView(ConsoleView):
         content = content_of(request, pk)
         services.article_reviewed(account=request.account, content=content)
         return self.done_back(request, default=reverse("console:content", kwargs={"pk": content.pk}) + "?reviewed=1")
+
+
+class RefreshWriteView(ConsoleView):
+    """Writes the draft refresh with AI from its opportunity (``optimizer.refresh_with_ai``)."""
+
+    throttle_scope = "ai"
+    module = "optimizer"
+    model = ContentRefresh
+
+    def post(self, request, pk):
+        refresh = refresh_of(request, pk)
+        self.credit_cost = cost_of(operation_type=optimizer_services.OPERATION, units=1)
+        job = optimizer_services.start_refresh_writing(account=request.account, user=request.user, refresh=refresh)
+        return job_started(self, request, job)

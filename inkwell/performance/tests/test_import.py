@@ -11,7 +11,13 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from inkwell.performance.formats import ExportFormatError, parse_count, parse_ctr, parse_decimal, parse_upload
+from inkwell.performance.formats import (
+    ExportFormatError,
+    parse_count,
+    parse_ctr,
+    parse_decimal,
+    parse_upload,
+)
 from inkwell.performance.models import SearchMetric, SearchPerformanceImport
 from inkwell.publishing.models import PublishingRecord, PublishStatus, PublishTrigger
 from inkwell.writer.tests.factories import make_live_content
@@ -152,7 +158,7 @@ def _refused(response, *needles):
     assert response.status_code == 400, response.content
     body = response.json()
     assert body["code"] == "validation_error"
-    message = " ".join(body["errors"]["file"] if "file" in body["errors"] else sum(body["errors"].values(), []))
+    message = " ".join(body["errors"]["file"] if "file" in body["errors"] else [text for messages in body["errors"].values() for text in messages])
     for needle in needles:
         assert needle in message, message
     return message

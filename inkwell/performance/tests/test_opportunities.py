@@ -2,7 +2,7 @@
 decaying articles, cannibalization, review-by dates and their reminder, and an opportunity
 becoming a refresh."""
 
-from datetime import date, datetime, timedelta, UTC
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from django.urls import reverse

@@ -22,7 +22,13 @@ from inkwell.publishing.services import (
 from inkwell.publishing.tests.helpers import connect, ready_content
 from inkwell.system.models import ContentSettings
 from inkwell.writer import services as writer_services
-from inkwell.writer.models import ContentRefresh, ContentRevision, ContentStatus, RefreshSendStatus, SiteStatus
+from inkwell.writer.models import (
+    ContentRefresh,
+    ContentRevision,
+    ContentStatus,
+    RefreshSendStatus,
+    SiteStatus,
+)
 
 pytestmark = pytest.mark.django_db
 
