@@ -71,13 +71,15 @@ class SiteSearchPerformanceViewSet(AccountScopedViewSet):
     @extend_schema(responses={200: s.SitePerformanceSerializer})
     def summary(self, request, site_id=None):
         """The site's opportunities in its newest imported period: striking-distance queries with
-        what to do, decaying articles, queries two articles compete for, and articles due for review."""
+        what to do, decaying articles, queries two articles compete for, and articles due for review
+        (each list at most 50 long, the most important first)."""
         site = self.get_object()
         data = {
             "striking_distance": [opportunity.__dict__ for opportunity in selectors.striking_distance(site=site)],
             "decaying": selectors.decaying_articles(site=site),
             "cannibalization": selectors.cannibalization(site=site),
-            "due_for_review": selectors.due_for_review(site=site),
+            # The longest overdue first, as many as the other lists hold; the console pages the whole queue.
+            "due_for_review": selectors.due_for_review(site=site)[: selectors.MAX_LISTED],
         }
         return ok(s.SitePerformanceSerializer(data).data)
 
