@@ -255,3 +255,13 @@ def test_the_article_performance_answers_its_periods_queries_and_change(tenant, 
     assert body["change"]["clicks_pct"] == -19.0
     assert body["queries"][0]["query"] == "best running shoes"
     assert body["review"]["review_by"] is not None
+
+
+def test_another_accounts_site_is_not_found_and_nothing_is_imported_there(tenant, other_tenant, as_user):
+    make_live_content(other_tenant, url="https://blog.example.com/running-shoes/", external_id="301")
+    attacker = as_user(tenant.owner)
+    response = _import(attacker, other_tenant.site, _file("Pages.csv"))
+    assert response.status_code == 404
+    assert response.json()["code"] == "not_found"
+    assert not SearchMetric.objects.for_account(other_tenant.account).exists()
+    assert attacker.get(reverse("site-search-performance", kwargs={"site_id": other_tenant.site.pk})).status_code == 404
