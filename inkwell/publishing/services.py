@@ -760,7 +760,37 @@ def due_refresh_ids(*, now: datetime | None = None, limit: int = 1000) -> list[i
 def send_scheduled_refresh(*, refresh_id: int, now: datetime | None = None) -> PublishOutcome | None:
     """The scheduler's attempt at one due refresh; None when it is not (or no longer) due, so a
     duplicate delivery or a second scheduler does nothing."""
-    refresh = ContentRefresh.dangerously_unscoped.filter(pk=refresh_id).first()
+    refresh = ContentRefresh.dangerously_unscoped.select_related("content").filter(pk=refresh_id).first()
     if refresh is None:
         return None
+    content = refresh.content
+    if content.site_status not in (SiteStatus.PUBLISHED, SiteStatus.PUBLISHING) or not content.external_id:
+        _drop_refresh_of_unpublished(refresh, now=now or timezone.now())
+        return None
     return _refresh_attempt(refresh, trigger=PublishTrigger.SCHEDULED, now=now)
+
+
+def _drop_refresh_of_unpublished(refresh: ContentRefresh, *, now: datetime) -> None:
+    """A due refresh whose article is no longer live (unpublished or its post gone since it was
+    scheduled) is not sent: it becomes ``failed``, and the team is told, rather than waiting on
+    every sweep for a post to update."""
+    with transaction.atomic():
+        dropped = (
+            ContentRefresh.objects.for_account(refresh.account_id)
+            .filter(pk=refresh.pk, send_status=RefreshSendStatus.SCHEDULED, scheduled_at__lte=now)
+            .update(send_status=RefreshSendStatus.FAILED, updated_at=now)
+        )
+        if dropped:
+            content = refresh.content
+            events.content_not_published(
+                account=content.account,
+                site=content.site,
+                content_id=content.pk,
+                content_title=f"Refresh: {refresh.title}",
+                attempts=0,
+                reason=NOT_LIVE,
+                error_code="not_live",
+                record_id=None,
+            )
+    if dropped:
+        logger.info("refresh %s was due but its article is no longer live: not sent", refresh.pk)

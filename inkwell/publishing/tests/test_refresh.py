@@ -9,6 +9,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from inkwell.api.exceptions import CMSPublishFailed, StateConflict
+from inkwell.notifications.models import Notification
 from inkwell.publishing.models import PublishingRecord, PublishStatus, PublishTrigger
 from inkwell.publishing.services import (
     publish_due,
@@ -223,3 +224,18 @@ def test_a_refresh_scheduled_for_later_updates_the_real_wordpress_at_its_time_ex
     assert [(record.status, record.trigger) for record in records] == [(PublishStatus.SUCCEEDED, PublishTrigger.SCHEDULED)]
     content.refresh_from_db()
     assert (content.title, content.site_status) == (refresh.title, SiteStatus.PUBLISHED)
+
+
+def test_a_due_refresh_of_an_article_no_longer_live_is_not_sent_and_the_team_is_told(tenant, cms_server):
+    content = _live(tenant, cms_server)
+    refresh = _approved_refresh(tenant, content)
+    at = timezone.now() + timedelta(hours=1)
+    refresh_schedule(refresh=refresh, scheduled_at=at)
+    type(content).objects.for_account(tenant.account).filter(pk=content.pk).update(site_status=SiteStatus.NOT_PUBLISHED)
+    assert publish_due(now=at + timedelta(seconds=1)) == 0
+    refresh.refresh_from_db()
+    assert refresh.send_status == RefreshSendStatus.FAILED
+    assert not PublishingRecord.objects.for_account(tenant.account).filter(refresh=refresh).exists()
+    assert Notification.objects.for_account(tenant.account).filter(notification_type="content_publish_failed", metadata__error_code="not_live").count() == 1
+    assert publish_due(now=at + timedelta(minutes=2)) == 0
+    assert cms_server.posts[0]["title"]["raw"] == "Growing tomatoes on a balcony"
