@@ -23,6 +23,7 @@ from inkwell.ai.analysis import blocks
 from inkwell.ai.client import AIClient
 from inkwell.ai.optimization import optimize_with_suggestions
 from inkwell.ai.types import ArticleDraft, TokenUsage
+from inkwell.api.exceptions import StateConflict
 from inkwell.api.text import counted
 from inkwell.billing.services import cost_of, reserve_for_job
 from inkwell.jobs.models import Job
@@ -31,7 +32,6 @@ from inkwell.linker.services import content_of_one_site
 from inkwell.optimizer.selectors import Report, SiteContext, content_report, site_context
 from inkwell.system.selectors import ai_client, content_settings
 from inkwell.tenancy.models import Account, User
-from inkwell.api.exceptions import StateConflict
 from inkwell.writer.models import Content, ContentRefresh, ContentStatus, RefreshSendStatus
 from inkwell.writer.sanitize import clean_html, plain_text
 from inkwell.writer.services import content_update, refresh_update

@@ -16,12 +16,12 @@ scheduler sweep) closes such records after ``PUBLISH_STALE_SECONDS`` and puts th
 on the schedule.
 """
 
+import copy
+import dataclasses
 import logging
 import mimetypes
 import os
 import re
-import copy
-import dataclasses
 import time
 from contextlib import suppress
 from dataclasses import dataclass
@@ -44,7 +44,7 @@ from inkwell.sitesettings import slots
 from inkwell.sitesettings.selectors import effective_settings
 from inkwell.system.selectors import content_settings
 from inkwell.tenancy.models import Site, User
-from inkwell.writer.models import Content, ContentRefresh, ContentRevision, ContentStatus, RefreshSendStatus, Image, ImageStatus, ImageType, SiteStatus, Taxonomy, TaxonomyType, cms_slug
+from inkwell.writer.models import Content, ContentRefresh, ContentRevision, ContentStatus, Image, ImageStatus, ImageType, RefreshSendStatus, SiteStatus, Taxonomy, TaxonomyType, cms_slug
 from inkwell.writer.sanitize import visible_word_count
 from inkwell.writer.services import NOT_LIVE, PUBLISHABLE_STATUSES, check_publishable, check_refresh_sendable
 
