@@ -93,6 +93,7 @@ INSTALLED_APPS = [
     "inkwell.writer",
     "inkwell.integration",
     "inkwell.publishing",
+    "inkwell.performance",
     "inkwell.linker",
     "inkwell.optimizer",
     "inkwell.automation",
@@ -499,6 +500,11 @@ CELERY_BEAT_SCHEDULE |= {
     "deliver-due-webhooks": {"task": "inkwell.webhooks.deliver_due", "schedule": INKWELL_WEBHOOKS["SWEEP_SECONDS"]},
     "purge-outbound-webhook-deliveries": {"task": "inkwell.webhooks.purge_deliveries", "schedule": 3600},
 }
+# Search performance (issue #37): the largest Search Console export one import takes, and how
+# often the review reminder looks for articles whose review-by date has come.
+SEARCH_PERFORMANCE_MAX_UPLOAD_BYTES = env_int("SEARCH_PERFORMANCE_MAX_UPLOAD_BYTES", 20 * 1024 * 1024)
+REVIEW_REMINDER_SECONDS = env_int("REVIEW_REMINDER_SECONDS", 3600)
+CELERY_BEAT_SCHEDULE |= {"remind-due-reviews": {"task": "inkwell.performance.remind_due_reviews", "schedule": REVIEW_REMINDER_SECONDS}}
 # Fernet keys that encrypt stored secrets (provider API keys, CMS passwords); the first encrypts,
 # all decrypt, so a key can be rotated. Empty: one derived from DJANGO_SECRET_KEY.
 INKWELL_ENCRYPTION_KEYS = env_list("INKWELL_ENCRYPTION_KEYS", "")

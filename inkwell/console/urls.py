@@ -3,7 +3,7 @@ cross-account matrix (inkwell/console/tests/test_console_matrix.py), found from 
 
 from django.urls import path
 
-from inkwell.console.views import activity, auth, automation, calendar, cms, credits, library, planner, settings, sites, team, webhooks, writer
+from inkwell.console.views import activity, auth, automation, calendar, cms, credits, library, performance, planner, settings, sites, team, webhooks, writer
 
 app_name = "console"
 
@@ -30,6 +30,15 @@ urlpatterns = [
     path("sites/<int:site_id>/content/", writer.ContentListView.as_view(), name="content-list"),
     path("sites/<int:site_id>/calendar/", calendar.CalendarView.as_view(), name="calendar"),
     path("sites/<int:site_id>/cms/", cms.CmsView.as_view(), name="cms"),
+    path("sites/<int:site_id>/performance/", performance.PerformanceView.as_view(), name="performance"),
+    path("sites/<int:site_id>/performance/import/", performance.PerformanceImportView.as_view(), name="performance-import"),
+    path("content/<int:pk>/refresh/", performance.StartRefreshView.as_view(), name="content-refresh"),
+    path("content/<int:pk>/reviewed/", performance.ContentReviewedView.as_view(), name="content-reviewed"),
+    path("refreshes/<int:pk>/", performance.RefreshView.as_view(), name="refresh"),
+    path("refreshes/<int:pk>/status/", performance.RefreshStatusView.as_view(), name="refresh-status"),
+    path("refreshes/<int:pk>/write/", performance.RefreshWriteView.as_view(), name="refresh-write"),
+    path("refreshes/<int:pk>/send/", performance.RefreshSendView.as_view(), name="refresh-send"),
+    path("refreshes/<int:pk>/unschedule/", performance.RefreshUnscheduleView.as_view(), name="refresh-unschedule"),
     path("clusters/<int:pk>/", planner.ClusterView.as_view(), name="cluster"),
     path("tasks/<int:pk>/generate/", writer.GenerateDraftView.as_view(), name="generate-draft"),
     path("content/<int:pk>/", writer.ContentEditorView.as_view(), name="content"),

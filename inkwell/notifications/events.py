@@ -107,6 +107,23 @@ def content_ready_for_review(*, account: Account, site: Site, content_id: int, c
     )
 
 
+def content_due_for_review(*, account: Account, site: Site, content_id: int, content_title: str, review_by) -> Notification:
+    """A live article's review-by date has come (issue #37): raised once per article and date. The
+    contract's events (sections 10 and 11) are a closed list, so this is a ``content_ready_review``
+    whose metadata says why (``reason``: ``review_due``)."""
+    return notify(
+        account=account,
+        notification_type=NotificationType.CONTENT_READY_REVIEW,
+        title="",
+        message=f'"{content_title}" is due for review (review by {review_by.isoformat()}).',
+        severity=Severity.WARNING,
+        action_label="Review",
+        action_url=content_url(content_id),
+        metadata={"count": 1, "content_id": content_id, "reason": "review_due", "review_by": review_by.isoformat()},
+        site=site,
+    )
+
+
 def content_written(*, account: Account, site: Site | None, content_id: int, content_title: str, word_count: int, credits: int, task_id) -> Notification:
     return notify(
         account=account,

@@ -16,8 +16,19 @@ from inkwell.ai.errors import AIError
 from inkwell.ai.types import TokenUsage
 from inkwell.billing.services import cost_of, settle_job
 from inkwell.jobs.services import JobContext, JobFailed, job_kind
-from inkwell.optimizer.services import BATCH_OPTIMIZE, OPERATION, OPTIMIZE, Outcome, apply_proposal, optimizer_client, propose
-from inkwell.writer.models import Content
+from inkwell.optimizer.services import (
+    BATCH_OPTIMIZE,
+    OPERATION,
+    OPTIMIZE,
+    REFRESH_WITH_AI,
+    Outcome,
+    apply_proposal,
+    apply_refresh_proposal,
+    optimizer_client,
+    propose,
+    refresh_proposal,
+)
+from inkwell.writer.models import Content, ContentRefresh
 
 CONTENT_GONE = "The content was deleted before it was optimized"
 
@@ -89,5 +100,30 @@ def batch_optimize(ctx: JobContext) -> dict:
         optimized = _optimized(results)
         credits = settle_job(job=job, amount=cost_of(operation_type=OPERATION, units=optimized), usage=_total([proposal.usage for proposal in proposals]))
         result = {"optimized": optimized, "credits_used": credits, "results": results, "failed": failed, "not_found": not_found}
+        ctx.record_result(result)
+    return result
+
+
+REFRESH_GONE = "The refresh was deleted before it was written"
+
+
+@job_kind(name=REFRESH_WITH_AI)
+def refresh_with_ai(ctx: JobContext) -> dict:
+    """Writes a draft refresh with AI from its opportunity (issue #37): charged only when saved."""
+    job = ctx.job
+    if job.result:
+        return job.result
+    account = job.account
+    refresh = ContentRefresh.objects.for_account(account).select_related("content", "site").filter(pk=ctx.params["refresh_id"]).first()
+    if refresh is None:
+        raise JobFailed(REFRESH_GONE, code="refresh_missing")
+    snapshot = (refresh.title, refresh.html, refresh.meta_title, refresh.meta_description, refresh.status)
+    ctx.progress(10, f"Writing the refresh of {refresh.content.title}"[:255])
+    article, changes, usage = refresh_proposal(client=optimizer_client(account=account), account=account, refresh=refresh)
+    ctx.progress(90, "Saving the refresh")
+    with transaction.atomic():
+        saved = apply_refresh_proposal(account=account, refresh_id=refresh.pk, snapshot=snapshot, article=article, user=job.created_by)
+        credits = settle_job(job=job, amount=cost_of(operation_type=OPERATION, units=1 if saved else 0), usage=usage)
+        result = {"refresh_id": refresh.pk, "saved": saved, "changes": changes if saved else [], "credits_used": credits}
         ctx.record_result(result)
     return result

@@ -5,10 +5,15 @@ from rest_framework import serializers
 from inkwell.linker.serializers import content_id_list
 from inkwell.optimizer.services import MAX_BATCH_CONTENT
 from inkwell.writer.image_serializers import AccountContentField
+from inkwell.writer.refresh_serializers import AccountRefreshField
 
 
 class OptimizerContentInputSerializer(serializers.Serializer):
     content_id = AccountContentField(source="content")
+
+
+class OptimizerRefreshInputSerializer(serializers.Serializer):
+    refresh_id = AccountRefreshField(source="refresh", help_text="A draft refresh of a live article (/writer/refreshes/).")
 
 
 class OptimizerBatchInputSerializer(serializers.Serializer):

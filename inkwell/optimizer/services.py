@@ -23,6 +23,7 @@ from inkwell.ai.analysis import blocks
 from inkwell.ai.client import AIClient
 from inkwell.ai.optimization import optimize_with_suggestions
 from inkwell.ai.types import ArticleDraft, TokenUsage
+from inkwell.api.exceptions import StateConflict
 from inkwell.api.text import counted
 from inkwell.billing.services import cost_of, reserve_for_job
 from inkwell.jobs.models import Job
@@ -31,11 +32,12 @@ from inkwell.linker.services import content_of_one_site
 from inkwell.optimizer.selectors import Report, SiteContext, content_report, site_context
 from inkwell.system.selectors import ai_client, content_settings
 from inkwell.tenancy.models import Account, User
-from inkwell.writer.models import Content
+from inkwell.writer.models import Content, ContentRefresh, ContentStatus, RefreshSendStatus
 from inkwell.writer.sanitize import clean_html, plain_text
-from inkwell.writer.services import content_update
+from inkwell.writer.services import content_update, refresh_update
 
 OPTIMIZE = "optimizer.optimize"
+REFRESH_WITH_AI = "optimizer.refresh_with_ai"
 BATCH_OPTIMIZE = "optimizer.batch_optimize"
 OPERATION = "optimization"
 MAX_BATCH_CONTENT = 50
@@ -144,3 +146,66 @@ def apply_proposal(*, account: Account, proposal: Proposal, user: User | None) -
         return {**result, "outcome": Outcome.NOT_IMPROVED, "score_after": after.score}
     content_update(account=account, content=current, user=user, **fields)
     return {**result, "outcome": Outcome.OPTIMIZED, "score_after": after.score, "changes": proposal.changes}
+
+
+# A refresh written with AI (issue #37)
+
+REFRESH_NOT_DRAFT = "Only a refresh in draft can be written with AI: move it back to draft first"
+
+
+def start_refresh_writing(*, account: Account, user: User, refresh: ContentRefresh) -> Job:
+    """Starts ``optimizer.refresh_with_ai``: the provider rewrites the draft refresh for what its
+    opportunity asks (its ``reason``) and the analysis' suggestions, holding one ``optimization``
+    (402 when short). A refresh that is not a draft, or not editable, is a 409."""
+    if refresh.status != ContentStatus.DRAFT or refresh.send_status not in (RefreshSendStatus.NOT_SENT, RefreshSendStatus.FAILED):
+        raise StateConflict({"status": [REFRESH_NOT_DRAFT]})
+    return start_job(
+        account=account,
+        kind=REFRESH_WITH_AI,
+        params={"refresh_id": refresh.pk},
+        site=refresh.site,
+        user=user,
+        prepare=reserve_for_job(operation_type=OPERATION, amount=cost_of(operation_type=OPERATION, units=1), description=f"Refresh: {refresh.title}"[:255]),
+    )
+
+
+def refresh_proposal(*, client: AIClient, account: Account, refresh: ContentRefresh) -> tuple[ArticleDraft, list[str], TokenUsage]:
+    """The provider's rewrite of the refresh: the live article's analysis, with the refresh's text,
+    and what the opportunity asks first among the suggestions; saves nothing."""
+    content = refresh.content
+    draft_content = Content(
+        pk=content.pk, account_id=content.account_id, site_id=content.site_id, title=refresh.title, html=refresh.html,
+        meta_title=refresh.meta_title, meta_description=refresh.meta_description, focus_keyword=content.focus_keyword,
+        keywords=content.keywords, task_id=content.task_id,
+    )
+    context = site_context(account, draft_content)
+    before = content_report(draft_content, context)
+    article = ArticleDraft(
+        title=refresh.title,
+        meta_title=refresh.meta_title,
+        meta_description=refresh.meta_description,
+        focus_keyword=content.focus_keyword,
+        outline=[block.text for block in blocks(refresh.html) if block.tag == "h2"],
+        html=refresh.html,
+        word_count=before.metrics["word_count"],
+    )
+    suggestions = ([refresh.reason] if refresh.reason else []) + list(before.suggestions)
+    answer = optimize_with_suggestions(client, article, suggestions)
+    return answer.value.article, list(answer.value.changes), answer.usage
+
+
+def apply_refresh_proposal(*, account: Account, refresh_id: int, snapshot: tuple, article: ArticleDraft, user: User | None) -> bool:
+    """Saves the rewrite into the refresh (still a draft, for a person to review) unless somebody
+    changed the refresh while the provider worked; True when saved."""
+    current = ContentRefresh.objects.for_account(account).select_for_update().filter(pk=refresh_id).first()
+    if current is None or (current.title, current.html, current.meta_title, current.meta_description, current.status) != snapshot:
+        return False
+    refresh_update(
+        account=account,
+        refresh=current,
+        user=user,
+        html=article.html,
+        meta_title=plain_text(article.meta_title)[:META_TITLE_MAX],
+        meta_description=plain_text(article.meta_description)[:META_DESCRIPTION_MAX],
+    )
+    return True

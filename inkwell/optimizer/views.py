@@ -28,7 +28,12 @@ class OptimizerViewSet(AccountScopedViewSet):
     module = "optimizer"
     throttle_scope = "content"
     write_roles = CONTENT_WRITER_ROLES
-    input_serializers = {"analyze": s.OptimizerContentInputSerializer, "optimize": s.OptimizerContentInputSerializer, "batch_optimize": s.OptimizerBatchInputSerializer}
+    input_serializers = {
+        "analyze": s.OptimizerContentInputSerializer,
+        "optimize": s.OptimizerContentInputSerializer,
+        "batch_optimize": s.OptimizerBatchInputSerializer,
+        "refresh_with_ai": s.OptimizerRefreshInputSerializer,
+    }
 
     def get_serializer_class(self):
         # Every route here is one POST action; OPTIONS describes that action's input.
@@ -66,3 +71,15 @@ class OptimizerViewSet(AccountScopedViewSet):
         data = validated(self.get_serializer_class(), request)
         job = services.start_batch_optimization(account=request.account, user=request.user, contents=self.get_queryset(), content_ids=data["content_ids"])
         return job_accepted(job)
+
+    @extend_schema(request=s.OptimizerRefreshInputSerializer, responses={**JOB_ANSWERS, 409: ErrorEnvelopeSerializer})
+    @action(detail=False, methods=["post"], throttle_scope="ai")
+    @idempotent
+    def refresh_with_ai(self, request):
+        """Writes a draft refresh of a live article with the account's AI provider, for what its
+        opportunity asks (its ``reason``) and the analysis' suggestions, in the background (job
+        ``optimizer.refresh_with_ai``). The refresh stays a draft for a person to review; the live
+        post does not change. A refresh that is not a draft is a 409. Costs ``optimization``
+        credits when saved (held up front: 402 when the balance is short)."""
+        refresh = validated(self.get_serializer_class(), request)["refresh"]
+        return job_accepted(services.start_refresh_writing(account=request.account, user=request.user, refresh=refresh))

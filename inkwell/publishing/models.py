@@ -5,7 +5,7 @@ from django.conf import settings
 from django.db import models
 
 from inkwell.tenancy.models import AccountOwnedModel, Site
-from inkwell.writer.models import Content
+from inkwell.writer.models import Content, ContentRefresh
 
 
 class PublishStatus(models.TextChoices):
@@ -25,6 +25,8 @@ class PublishingRecord(AccountOwnedModel):
 
     site = models.ForeignKey(Site, on_delete=models.CASCADE, related_name="+")
     content = models.ForeignKey(Content, on_delete=models.CASCADE, related_name="publishing_records")
+    # Set when the attempt sent a refresh of the live post (issue #37) rather than the content itself.
+    refresh = models.ForeignKey(ContentRefresh, null=True, blank=True, on_delete=models.SET_NULL, related_name="publishing_records")
     platform = models.CharField(max_length=20)
     trigger = models.CharField(max_length=10, choices=PublishTrigger.choices)
     status = models.CharField(max_length=10, choices=PublishStatus.choices, default=PublishStatus.PUBLISHING)
@@ -45,6 +47,7 @@ class PublishingRecord(AccountOwnedModel):
             models.Index(fields=["account", "site", "-created_at"], name="pubrecord_site_recent"),
             models.Index(fields=["account", "status", "-created_at"], name="pubrecord_account_status"),
             models.Index(fields=["content", "-created_at"], name="pubrecord_content_recent"),
+            models.Index(fields=["refresh", "-created_at"], name="pubrecord_refresh_recent"),
         ]
 
 

@@ -16,6 +16,8 @@ scheduler sweep) closes such records after ``PUBLISH_STALE_SECONDS`` and puts th
 on the schedule.
 """
 
+import copy
+import dataclasses
 import logging
 import mimetypes
 import os
@@ -41,10 +43,11 @@ from inkwell.sitesettings import slots
 from inkwell.sitesettings.selectors import effective_settings
 from inkwell.system.selectors import content_settings
 from inkwell.tenancy.models import Site, User
-from inkwell.writer.models import Content, ContentStatus, Image, ImageStatus, ImageType, SiteStatus, Taxonomy, TaxonomyType, cms_slug
+from inkwell.writer.models import Content, ContentRefresh, ContentRevision, ContentStatus, Image, ImageStatus, ImageType, RefreshSendStatus, SiteStatus, Taxonomy, TaxonomyType, cms_slug
 from inkwell.webhooks import services as webhooks
 from inkwell.webhooks.models import EventType
-from inkwell.writer.services import PUBLISHABLE_STATUSES, check_publishable, webhook_data
+from inkwell.writer.sanitize import visible_word_count
+from inkwell.writer.services import NOT_LIVE, PUBLISHABLE_STATUSES, check_publishable, check_refresh_sendable, webhook_data
 
 logger = logging.getLogger("inkwell.publishing")
 
@@ -382,11 +385,14 @@ def recover_stalled(*, now: datetime | None = None) -> int:
     (the next attempt finds the post by reference if it was made). Returns how many."""
     now = now or timezone.now()
     cutoff = now - timedelta(seconds=_cms_settings()["PUBLISH_STALE_SECONDS"])
-    stalled = PublishingRecord.dangerously_unscoped.filter(status=PublishStatus.PUBLISHING, created_at__lt=cutoff).select_related("content__site", "content__account")
+    stalled = PublishingRecord.dangerously_unscoped.filter(status=PublishStatus.PUBLISHING, created_at__lt=cutoff).select_related("content__site", "content__account", "refresh")
     recovered = 0
     for record in stalled:
         code, message = WORKER_LOST
-        _fail(record.content, record, code, message, retryable=True, started=None)
+        if record.refresh_id is not None:
+            _refresh_fail(record.refresh, record.content, record, code, message, retryable=True, started=None)
+        else:
+            _fail(record.content, record, code, message, retryable=True, started=None)
         recovered += 1
     return recovered
 
@@ -395,7 +401,8 @@ def publish_due(*, now: datetime | None = None, limit: int = 1000) -> int:
     """One scheduler pass in this process: recover stalled attempts, then publish what is due.
     Safe to run in several processes at once. Returns how many this pass published or failed."""
     recover_stalled(now=now)
-    return sum(1 for content_id in due_content_ids(now=now, limit=limit) if publish_scheduled(content_id=content_id, now=now) is not None)
+    published = sum(1 for content_id in due_content_ids(now=now, limit=limit) if publish_scheduled(content_id=content_id, now=now) is not None)
+    return published + sum(1 for refresh_id in due_refresh_ids(now=now, limit=limit) if send_scheduled_refresh(refresh_id=refresh_id, now=now) is not None)
 
 
 # Publications made elsewhere
@@ -558,3 +565,259 @@ def apply_remote_post(*, content: Content, remote: RemotePost | None) -> bool:
         for name, value in changes.items():
             setattr(content, name, value)
     return bool(updated)
+
+
+# Refreshes of live articles (issue #37): a new revision of a live post, sent as an update of it
+#
+# The same three steps as a publication. The claim moves the refresh to ``sending`` and the content
+# from ``published`` to ``publishing`` in one transaction (a publication and a refresh of one post
+# never cross); the push updates the post by its id, kept live whatever the account's default post
+# status; the finish writes the refresh's fields into the content (its previous text kept as a
+# revision) and marks the refresh ``sent``, or puts the content back to ``published`` unchanged and
+# the refresh back on the schedule after a back-off (or ``failed``).
+
+REFRESH_NOT_SENDABLE = "The refresh is being sent or was sent already"
+POST_GONE = ("post_gone", "The article's post is no longer on the CMS: publish the article again first")
+
+
+def _live_content(content: Content) -> None:
+    if content.site_status != SiteStatus.PUBLISHED or not content.external_id:
+        raise StateConflict({"content": [NOT_LIVE]})
+
+
+class _NotClaimed(Exception):
+    pass
+
+
+def _refresh_claim(refresh: ContentRefresh, *, trigger: str, user: User | None, integration: SiteIntegration | None, now: datetime) -> PublishingRecord | None:
+    candidates = ContentRefresh.objects.for_account(refresh.account_id).filter(pk=refresh.pk, status=ContentStatus.APPROVED)
+    if trigger == PublishTrigger.SCHEDULED:
+        candidates = candidates.filter(send_status=RefreshSendStatus.SCHEDULED, scheduled_at__lte=now)
+    else:
+        candidates = candidates.filter(send_status__in=(RefreshSendStatus.NOT_SENT, RefreshSendStatus.SCHEDULED, RefreshSendStatus.FAILED))
+    try:
+        with transaction.atomic():
+            if not candidates.update(send_status=RefreshSendStatus.SENDING, updated_at=now):
+                raise _NotClaimed
+            live = Content.objects.for_account(refresh.account_id).filter(pk=refresh.content_id, site_status=SiteStatus.PUBLISHED).exclude(external_id="")
+            if not live.update(site_status=SiteStatus.PUBLISHING, updated_at=now):
+                raise _NotClaimed
+            previous = PublishingRecord.objects.for_account(refresh.account_id).filter(refresh=refresh).order_by("-created_at", "-id").first()
+            retrying = previous is not None and previous.status == PublishStatus.FAILED and previous.retry_at is not None
+            return PublishingRecord.objects.create(
+                account_id=refresh.account_id,
+                site_id=refresh.site_id,
+                content_id=refresh.content_id,
+                refresh=refresh,
+                platform=integration.platform if integration else "",
+                trigger=trigger,
+                attempt=previous.attempt + 1 if retrying else 1,
+                created_by=user,
+            )
+    except _NotClaimed:
+        return None
+
+
+def refreshed_content(*, content: Content, refresh: ContentRefresh) -> Content:
+    """The content as it reads once the refresh is out (an unsaved copy)."""
+    refreshed = copy.copy(content)
+    for name in ("title", "html", "meta_title", "meta_description"):
+        setattr(refreshed, name, getattr(refresh, name))
+    return refreshed
+
+
+def _refresh_push(adapter: CMSAdapter, content: Content, refresh: ContentRefresh) -> RemotePost:
+    payload = _payload(adapter, refreshed_content(content=content, refresh=refresh))
+    # The post is live and stays live: the account's default status is for new posts.
+    payload = dataclasses.replace(payload, status=CMS_STATUS_LIVE)
+    return adapter.update_post(content.external_id, payload)
+
+
+def _refresh_succeed(refresh: ContentRefresh, content: Content, record: PublishingRecord, remote: RemotePost, started: float) -> PublishOutcome:
+    now = timezone.now()
+    with transaction.atomic():
+        ContentRevision.objects.create(
+            account_id=content.account_id,
+            content=content,
+            title=content.title,
+            html=content.html,
+            meta_title=content.meta_title,
+            meta_description=content.meta_description,
+            status=content.status,
+            created_by=record.created_by,
+        )
+        Content.objects.for_account(content.account_id).filter(pk=content.pk, site_status=SiteStatus.PUBLISHING).update(
+            title=refresh.title,
+            html=refresh.html,
+            meta_title=refresh.meta_title,
+            meta_description=refresh.meta_description,
+            word_count=visible_word_count(refresh.html),
+            site_status=SiteStatus.PUBLISHED,
+            external_url=remote.url or content.external_url,
+            updated_at=now,
+        )
+        ContentRefresh.objects.for_account(refresh.account_id).filter(pk=refresh.pk, send_status=RefreshSendStatus.SENDING).update(
+            send_status=RefreshSendStatus.SENT, sent_at=now, updated_at=now
+        )
+        record.status = PublishStatus.SUCCEEDED
+        record.external_id, record.external_url = remote.external_id, remote.url
+        record.finished_at, record.duration_ms = now, _elapsed_ms(started)
+        record.save(update_fields=["status", "external_id", "external_url", "finished_at", "duration_ms"])
+        events.content_published(
+            account=content.account,
+            site=content.site,
+            content_id=content.pk,
+            content_title=refresh.title,
+            where="refreshed on",
+            external_id=remote.external_id,
+            url=remote.url,
+            record_id=record.pk,
+        )
+        transaction.on_commit(lambda: record_publish_attempt("published"))
+    return PublishOutcome(record=record, published=True)
+
+
+def _refresh_fail(refresh: ContentRefresh, content: Content, record: PublishingRecord, code: str, message: str, *, retryable: bool, started: float | None) -> PublishOutcome:
+    now = timezone.now()
+    retry_at = now + retry_delay(attempt=record.attempt) if retryable and record.attempt < _cms_settings()["PUBLISH_MAX_ATTEMPTS"] else None
+    with transaction.atomic():
+        # The live post was not changed: the content is published as it was.
+        Content.objects.for_account(content.account_id).filter(pk=content.pk, site_status=SiteStatus.PUBLISHING).update(site_status=SiteStatus.PUBLISHED, updated_at=now)
+        changes = {"send_status": RefreshSendStatus.SCHEDULED, "scheduled_at": retry_at} if retry_at else {"send_status": RefreshSendStatus.FAILED}
+        ContentRefresh.objects.for_account(refresh.account_id).filter(pk=refresh.pk, send_status=RefreshSendStatus.SENDING).update(updated_at=now, **changes)
+        record.status = PublishStatus.FAILED
+        record.error_code, record.error, record.retry_at = code, message[:300], retry_at
+        record.finished_at = now
+        record.duration_ms = _elapsed_ms(started) if started is not None else None
+        record.save(update_fields=["status", "error_code", "error", "retry_at", "finished_at", "duration_ms"])
+        if retry_at is None:
+            events.content_not_published(
+                account=content.account,
+                site=content.site,
+                content_id=content.pk,
+                content_title=f"Refresh: {refresh.title}",
+                attempts=record.attempt,
+                reason=message,
+                error_code=code,
+                record_id=record.pk,
+            )
+        transaction.on_commit(lambda: record_publish_attempt("retrying" if retry_at else "failed"))
+    logger.warning("sending refresh %s failed (%s, attempt %s, retry at %s)", refresh.pk, code, record.attempt, retry_at)
+    return PublishOutcome(record=record, published=False)
+
+
+def _refresh_attempt(refresh: ContentRefresh, *, trigger: str, user: User | None = None, now: datetime | None = None) -> PublishOutcome | None:
+    content = Content.objects.for_account(refresh.account_id).select_related("site", "account").get(pk=refresh.content_id)
+    integration = active_integration(content=content)
+    record = _refresh_claim(refresh, trigger=trigger, user=user, integration=integration, now=now or timezone.now())
+    if record is None:
+        return None
+    refresh.refresh_from_db()
+    if integration is None:
+        return _refresh_fail(refresh, content, record, "no_integration", NO_CMS_INTEGRATION, retryable=False, started=None)
+    started = time.monotonic()
+    try:
+        with adapter_for(integration=integration) as adapter:
+            remote = _refresh_push(adapter, content, refresh)
+    except CMSNotFound:
+        code, message = POST_GONE
+        return _refresh_fail(refresh, content, record, code, message, retryable=False, started=started)
+    except CMSError as error:
+        return _refresh_fail(refresh, content, record, error.code, error.message, retryable=error.retryable, started=started)
+    return _refresh_succeed(refresh, content, record, remote, started)
+
+
+def _check_refresh_can_go(refresh: ContentRefresh) -> Content:
+    check_refresh_sendable(refresh=refresh)
+    content = Content.objects.for_account(refresh.account_id).get(pk=refresh.content_id)
+    _live_content(content)
+    if active_integration(content=content) is None:
+        raise StateConflict({"site": [NO_ACTIVE_INTEGRATION]})
+    return content
+
+
+def refresh_send_now(*, refresh: ContentRefresh, user: User | None) -> PublishOutcome:
+    """Sends an approved refresh as an update of its live post now. Not approved, an article that
+    is not live, no active integration, or a refresh already sending or sent: 409. A CMS failure
+    is recorded (a retry planned when worth it) and answered as a 502."""
+    _check_refresh_can_go(refresh)
+    outcome = _refresh_attempt(refresh, trigger=PublishTrigger.MANUAL, user=user)
+    if outcome is None:
+        raise StateConflict({"send_status": [REFRESH_NOT_SENDABLE]})
+    if outcome.record.status == PublishStatus.FAILED:
+        raise publish_failure(record=outcome.record)
+    return outcome
+
+
+def refresh_schedule(*, refresh: ContentRefresh, scheduled_at: datetime) -> ContentRefresh:
+    """Puts an approved refresh on the schedule: the live post is updated at ``scheduled_at``
+    (PublishPress Revisions' "scheduled changes to published posts"). 409 as ``refresh_send_now``."""
+    _check_refresh_can_go(refresh)
+    scheduled = (
+        ContentRefresh.objects.for_account(refresh.account_id)
+        .filter(pk=refresh.pk, status=ContentStatus.APPROVED, send_status__in=(RefreshSendStatus.NOT_SENT, RefreshSendStatus.SCHEDULED, RefreshSendStatus.FAILED))
+        .update(send_status=RefreshSendStatus.SCHEDULED, scheduled_at=scheduled_at, updated_at=timezone.now())
+    )
+    if not scheduled:
+        raise StateConflict({"send_status": [REFRESH_NOT_SENDABLE]})
+    refresh.refresh_from_db()
+    return refresh
+
+
+def refresh_unschedule(*, refresh: ContentRefresh) -> ContentRefresh:
+    """Takes a scheduled refresh off the schedule (409 when it is not scheduled)."""
+    unscheduled = (
+        ContentRefresh.objects.for_account(refresh.account_id)
+        .filter(pk=refresh.pk, send_status=RefreshSendStatus.SCHEDULED)
+        .update(send_status=RefreshSendStatus.NOT_SENT, scheduled_at=None, updated_at=timezone.now())
+    )
+    if not unscheduled:
+        raise StateConflict({"send_status": ["The refresh is not scheduled"]})
+    refresh.refresh_from_db()
+    return refresh
+
+
+def due_refresh_ids(*, now: datetime | None = None, limit: int = 1000) -> list[int]:
+    """Scheduled refreshes whose time has come, oldest first (index ``refresh_due``)."""
+    now = now or timezone.now()
+    due = ContentRefresh.dangerously_unscoped.filter(send_status=RefreshSendStatus.SCHEDULED, scheduled_at__lte=now)
+    return list(due.order_by("scheduled_at", "id").values_list("pk", flat=True)[:limit])
+
+
+def send_scheduled_refresh(*, refresh_id: int, now: datetime | None = None) -> PublishOutcome | None:
+    """The scheduler's attempt at one due refresh; None when it is not (or no longer) due, so a
+    duplicate delivery or a second scheduler does nothing."""
+    refresh = ContentRefresh.dangerously_unscoped.select_related("content").filter(pk=refresh_id).first()
+    if refresh is None:
+        return None
+    content = refresh.content
+    if content.site_status not in (SiteStatus.PUBLISHED, SiteStatus.PUBLISHING) or not content.external_id:
+        _drop_refresh_of_unpublished(refresh, now=now or timezone.now())
+        return None
+    return _refresh_attempt(refresh, trigger=PublishTrigger.SCHEDULED, now=now)
+
+
+def _drop_refresh_of_unpublished(refresh: ContentRefresh, *, now: datetime) -> None:
+    """A due refresh whose article is no longer live (unpublished or its post gone since it was
+    scheduled) is not sent: it becomes ``failed``, and the team is told, rather than waiting on
+    every sweep for a post to update."""
+    with transaction.atomic():
+        dropped = (
+            ContentRefresh.objects.for_account(refresh.account_id)
+            .filter(pk=refresh.pk, send_status=RefreshSendStatus.SCHEDULED, scheduled_at__lte=now)
+            .update(send_status=RefreshSendStatus.FAILED, updated_at=now)
+        )
+        if dropped:
+            content = refresh.content
+            events.content_not_published(
+                account=content.account,
+                site=content.site,
+                content_id=content.pk,
+                content_title=f"Refresh: {refresh.title}",
+                attempts=0,
+                reason=NOT_LIVE,
+                error_code="not_live",
+                record_id=None,
+            )
+    if dropped:
+        logger.info("refresh %s was due but its article is no longer live: not sent", refresh.pk)

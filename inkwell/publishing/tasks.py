@@ -12,7 +12,10 @@ def publish_due() -> int:
     due = services.due_content_ids()
     for content_id in due:
         publish_scheduled.delay(content_id)
-    return len(due)
+    refreshes = services.due_refresh_ids()
+    for refresh_id in refreshes:
+        send_scheduled_refresh.delay(refresh_id)
+    return len(due) + len(refreshes)
 
 
 @shared_task(name="inkwell.publishing.publish_scheduled", ignore_result=True)
@@ -23,3 +26,8 @@ def publish_scheduled(content_id: int) -> None:
 @shared_task(name="inkwell.publishing.deploy_changed_sites", ignore_result=True)
 def deploy_changed_sites() -> int:
     return definition.deploy_changed_sites()
+
+
+@shared_task(name="inkwell.publishing.send_scheduled_refresh", ignore_result=True)
+def send_scheduled_refresh(refresh_id: int) -> None:
+    services.send_scheduled_refresh(refresh_id=refresh_id)

@@ -16,7 +16,8 @@ from inkwell.publishing.filters import DeploymentFilter, PublishingRecordFilter
 from inkwell.publishing.models import Deployment, PublishingRecord
 from inkwell.tenancy.viewsets import AccountScopedViewSet
 from inkwell.writer import serializers as writer_serializers
-from inkwell.writer.models import Content
+from inkwell.writer import refresh_serializers
+from inkwell.writer.models import Content, ContentRefresh
 
 
 class PublisherViewSet(AccountScopedViewSet):
@@ -148,3 +149,35 @@ class ContentPublishViewSet(AccountScopedViewSet):
     def unschedule(self, request, pk=None):
         """Takes scheduled content off the schedule (``not_published``, no time); 409 when it is not scheduled."""
         return ok(writer_serializers.ScheduleResultSerializer(services.content_unschedule(content=self.get_object())).data)
+
+
+@extend_schema(tags=["writer"])
+class RefreshPublishViewSet(AccountScopedViewSet):
+    """Sending a refresh of a live article as an update of its post (issue #37): now, or at a
+    scheduled time (the publisher's sweep sends it, exactly once)."""
+
+    module = "writer"
+    throttle_scope = "content"
+    queryset = ContentRefresh.objects.all()
+    serializer_class = refresh_serializers.RefreshSerializer
+
+    @extend_schema(request=None, responses={200: refresh_serializers.RefreshSerializer, 409: ErrorEnvelopeSerializer, 502: ErrorEnvelopeSerializer})
+    def send(self, request, pk=None):
+        """Updates the live post with the approved refresh now. Not approved, an article that is not
+        live, no active integration, or a refresh being sent or sent: 409. A CMS failure: 502 with
+        the retry plan (the live post is unchanged)."""
+        refresh = self.get_object()
+        services.refresh_send_now(refresh=refresh, user=request.user)
+        refresh.refresh_from_db()
+        return ok(refresh_serializers.RefreshSerializer(refresh).data)
+
+    @extend_schema(request=refresh_serializers.RefreshScheduleInputSerializer, responses={200: refresh_serializers.RefreshSerializer, 409: ErrorEnvelopeSerializer})
+    def schedule(self, request, pk=None):
+        """Schedules the approved refresh: the live post is updated at ``scheduled_at``."""
+        refresh = services.refresh_schedule(refresh=self.get_object(), **validated(refresh_serializers.RefreshScheduleInputSerializer, request))
+        return ok(refresh_serializers.RefreshSerializer(refresh).data)
+
+    @extend_schema(request=None, responses={200: refresh_serializers.RefreshSerializer, 409: ErrorEnvelopeSerializer})
+    def unschedule(self, request, pk=None):
+        """Takes the refresh off the schedule (409 when it is not scheduled)."""
+        return ok(refresh_serializers.RefreshSerializer(services.refresh_unschedule(refresh=self.get_object())).data)

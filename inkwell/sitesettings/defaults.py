@@ -59,4 +59,17 @@ UNIFIED_ONLY_DEFAULTS = {
     "publishing": {"total_items_per_run": 0},
     # None: the account's own AI provider settings (inkwell.system) apply.
     "ai": {"testing_model_id": None, "live_model_id": None, "image_model_id": None},
+    # Search performance (issue #37): an article is due for review this many months after it was
+    # published or last reviewed; it is decaying when its clicks fell by at least
+    # decay_threshold_pct against the previous period (from at least decay_min_clicks); a query
+    # is within striking distance at positions striking_min_position..striking_max_position with
+    # at least striking_min_impressions impressions.
+    "performance": {
+        "review_after_months": 12,
+        "decay_threshold_pct": 30,
+        "decay_min_clicks": 10,
+        "striking_min_position": 8,
+        "striking_max_position": 20,
+        "striking_min_impressions": 50,
+    },
 }

@@ -13,7 +13,7 @@ class SiteSettings(AccountOwnedModel):
     defaults (``inkwell.sitesettings.defaults``, merged by ``inkwell.sitesettings.selectors``), so
     a site that never changed a field follows the defaults. ``automation``: enabled, frequency,
     time, scheduled_days; ``stages``: ``{"<number>": {enabled, batch_size, per_run_limit,
-    use_testing, budget_pct}}``; ``delays``: within_stage, between_stage (seconds);
+    use_testing, budget_pct}}``; ``performance``: the review-by and opportunity thresholds (issue #37); ``delays``: within_stage, between_stage (seconds);
     ``publishing``: the publishing fields of the defaults plus total_items_per_run, ``time_slots``
     as ``[{start, end}]``. A null model means the account's own AI provider settings.
 
@@ -27,6 +27,7 @@ class SiteSettings(AccountOwnedModel):
     stages = models.JSONField(default=dict, blank=True)
     delays = models.JSONField(default=dict, blank=True)
     publishing = models.JSONField(default=dict, blank=True)
+    performance = models.JSONField(default=dict, blank=True)
     testing_model = models.ForeignKey("system.AIModel", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     live_model = models.ForeignKey("system.AIModel", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     image_model = models.ForeignKey("system.AIModel", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")

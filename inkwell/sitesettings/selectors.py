@@ -116,6 +116,16 @@ class AISettings:
 
 
 @dataclass(frozen=True)
+class PerformanceSettings:
+    review_after_months: int
+    decay_threshold_pct: int
+    decay_min_clicks: int
+    striking_min_position: int
+    striking_max_position: int
+    striking_min_impressions: int
+
+
+@dataclass(frozen=True)
 class EffectiveSiteSettings:
     """A site's settings as they apply: the defaults with the site's changes laid over them."""
 
@@ -125,6 +135,7 @@ class EffectiveSiteSettings:
     publishing: PublishingSettings
     images: ImageSettings
     ai: AISettings
+    performance: PerformanceSettings
 
     def stage(self, number: int) -> StageSettings:
         return self.stages[number - 1]
@@ -146,12 +157,13 @@ def slot_with_end(value) -> dict:
 def _stored(row: SiteSettings | None) -> dict:
     """What a site saved, per section: ``{automation, stages, delays, publishing, ai}``."""
     if row is None:
-        return {"automation": {}, "stages": {}, "delays": {}, "publishing": {}, "ai": {}}
+        return {"automation": {}, "stages": {}, "delays": {}, "publishing": {}, "ai": {}, "performance": {}}
     return {
         "automation": row.automation,
         "stages": row.stages,
         "delays": row.delays,
         "publishing": row.publishing,
+        "performance": row.performance,
         "ai": {name: getattr(row, f"{field}_id") for name, field in AI_FIELDS.items() if getattr(row, f"{field}_id") is not None},
     }
 
@@ -178,6 +190,7 @@ def effective_from_row(row: SiteSettings | None) -> EffectiveSiteSettings:
         ),
         images=ImageSettings(**DEFAULT_SETTINGS["images"]),
         ai=AISettings(**overlay_defaults(UNIFIED_ONLY_DEFAULTS["ai"], saved["ai"])),
+        performance=PerformanceSettings(**overlay_defaults(UNIFIED_ONLY_DEFAULTS["performance"], saved["performance"])),
     )
 
 
@@ -241,6 +254,7 @@ def _unified(settings: EffectiveSiteSettings) -> dict:
             "live_model_id": settings.ai.live_model_id,
             "image_model_id": settings.ai.image_model_id,
         },
+        "performance_settings": dict(settings.performance.__dict__),
     }
 
 

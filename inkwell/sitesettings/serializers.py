@@ -280,11 +280,27 @@ class AISettingsInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer
     image_model_id = AIModelField(kind=IMAGE_MODEL, message=NOT_IMAGE_MODEL, help_text="An active image model; null: the account's.")
 
 
+class PerformanceSettingsSerializer(serializers.Serializer):
+    """Search performance (issue #37): review-by dates and the thresholds of the opportunities."""
+
+    review_after_months = serializers.IntegerField(min_value=1, max_value=60, help_text="An article is due for review this many months after it was published or last reviewed.")
+    decay_threshold_pct = serializers.IntegerField(min_value=1, max_value=100, help_text="Decaying: clicks per day fell by at least this percentage against the previous period.")
+    decay_min_clicks = serializers.IntegerField(min_value=0, max_value=1_000_000, help_text="Decaying needs at least this many clicks in the previous period.")
+    striking_min_position = serializers.IntegerField(min_value=1, max_value=100, help_text="Striking distance starts at this position.")
+    striking_max_position = serializers.IntegerField(min_value=1, max_value=100, help_text="Striking distance ends at this position.")
+    striking_min_impressions = serializers.IntegerField(min_value=0, max_value=100_000_000, help_text="Striking distance needs at least this many impressions.")
+
+
+class PerformanceSettingsInputSerializer(OptionalFieldsMixin, RejectUnknownFieldsMixin, PerformanceSettingsSerializer):
+    pass
+
+
 class UnifiedSettingsSerializer(serializers.Serializer):
     automation_config = AutomationConfigSerializer()
     publishing_settings = PublishingSettingsSerializer()
     stage_configs = StageConfigSerializer(many=True)
     ai_settings = AISettingsSerializer()
+    performance_settings = PerformanceSettingsSerializer()
 
 
 class UnifiedSettingsInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
@@ -295,6 +311,7 @@ class UnifiedSettingsInputSerializer(RejectUnknownFieldsMixin, serializers.Seria
     publishing_settings = PublishingSettingsInputSerializer(required=False)
     stage_configs = serializers.ListField(child=StageConfigInputSerializer(), required=False, max_length=len(STAGE_NUMBERS))
     ai_settings = AISettingsInputSerializer(required=False)
+    performance_settings = PerformanceSettingsInputSerializer(required=False)
 
     def validate(self, attrs):
         """A request may give a stage's value twice (``automation_config`` and ``stage_configs``), but not two different values."""

@@ -152,8 +152,24 @@ def unified_settings_update(*, site: Site, changes: dict, now: datetime | None =
     for name, field in AI_FIELDS.items():
         if name in changes.get("ai_settings", {}):
             setattr(row, field, changes["ai_settings"][name])
+    if "performance_settings" in changes:
+        _apply_performance(row, changes["performance_settings"])
     row.save()
     return row
+
+
+STRIKING_ORDER = "striking_max_position must be greater than or equal to striking_min_position"
+
+
+def _apply_performance(row: SiteSettings, values: dict) -> None:
+    """The search performance thresholds given (issue #37); a striking-distance range whose end
+    comes before its start is a 422."""
+    defaults = UNIFIED_ONLY_DEFAULTS["performance"]
+    merged = {**defaults, **row.performance, **values}
+    if merged["striking_max_position"] < merged["striking_min_position"]:
+        raise BusinessRuleViolation({"performance_settings.striking_max_position": [STRIKING_ORDER]})
+    for name, value in values.items():
+        _set(row.performance, defaults, name, value)
 
 
 @transaction.atomic
@@ -187,7 +203,7 @@ def publishing_settings_update(*, site: Site, values: dict) -> SiteSettings:
 def site_settings_reset(*, site: Site) -> SiteSettings:
     """Returns every setting of the site to the defaults (the row, and its id, stay)."""
     row = _locked_row(site)
-    row.automation, row.stages, row.delays, row.publishing = {}, {}, {}, {}
+    row.automation, row.stages, row.delays, row.publishing, row.performance = {}, {}, {}, {}, {}
     row.testing_model = row.live_model = row.image_model = None
     row.next_run_at = next_scheduled_run(row=row, site=site, after=timezone.now())
     row.save()

@@ -7,7 +7,7 @@ from inkwell.api.filters import IdFilter
 from inkwell.writer.image_serializers import (
     INVALID_IMAGE_TYPE,
 )
-from inkwell.writer.models import Content, ContentStatus, Image, ImageStatus, ImageType, SiteStatus, Task, TaskStatus, Taxonomy, TaxonomyType
+from inkwell.writer.models import Content, ContentRefresh, ContentStatus, Image, RefreshSendStatus, ImageStatus, ImageType, SiteStatus, Task, TaskStatus, Taxonomy, TaxonomyType
 from inkwell.writer.serializers import INVALID_STATUS
 
 MAX_SEARCH_LENGTH = 200
@@ -85,3 +85,14 @@ class ImageFilter(filters.FilterSet):
     class Meta:
         model = Image
         fields = ["content_id", "site_id", "image_type", "status"]
+
+
+class RefreshFilter(filters.FilterSet):
+    site_id = IdFilter(field_name="site_id")
+    content_id = IdFilter(field_name="content_id")
+    status = filters.ChoiceFilter(choices=ContentStatus.choices, error_messages={"invalid_choice": INVALID_STATUS})
+    send_status = filters.ChoiceFilter(choices=RefreshSendStatus.choices, error_messages={"invalid_choice": "Invalid send status value"})
+
+    class Meta:
+        model = ContentRefresh
+        fields = ["site_id", "content_id", "status", "send_status"]

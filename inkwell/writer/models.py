@@ -208,3 +208,53 @@ class Taxonomy(AccountOwnedModel):
 
     def __str__(self):
         return self.name
+
+
+class RefreshSendStatus(models.TextChoices):
+    """Where a refresh stands on the CMS: the live post changes only when it is ``sent``."""
+
+    NOT_SENT = "not_sent", "Not sent"
+    SCHEDULED = "scheduled", "Scheduled"
+    SENDING = "sending", "Sending"
+    SENT = "sent", "Sent"
+    FAILED = "failed", "Failed"
+
+
+class ContentRefresh(AccountOwnedModel):
+    """A new revision of a live article (issue #37): written by hand or from an opportunity, it goes
+    through review and approval like a draft (``status``: draft → review → approved) while the live
+    post and the content's row stay as they are, until publishing sends it as an update of the post,
+    now or at ``scheduled_at`` (``send_status``). Sent, its fields become the content's."""
+
+    site = models.ForeignKey(Site, on_delete=models.CASCADE, related_name="+")
+    content = models.ForeignKey(Content, on_delete=models.CASCADE, related_name="refreshes")
+    title = models.CharField(max_length=300)
+    html = models.TextField(blank=True)
+    meta_title = models.CharField(max_length=60, blank=True)
+    meta_description = models.CharField(max_length=160, blank=True)
+    reason = models.CharField(max_length=500, blank=True, help_text="Why the refresh: the opportunity it came from, or a note.")
+    status = models.CharField(max_length=10, choices=ContentStatus.choices, default=ContentStatus.DRAFT)
+    send_status = models.CharField(max_length=10, choices=RefreshSendStatus.choices, default=RefreshSendStatus.NOT_SENT)
+    scheduled_at = models.DateTimeField(null=True, blank=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            # One refresh of an article in the works at a time: a second would overwrite the first.
+            models.UniqueConstraint(
+                fields=["content"], condition=~Q(send_status="sent"), name="writer_one_open_refresh_per_content"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["account", "site", "-created_at"], name="refresh_site_recent"),
+            models.Index(fields=["content", "-created_at"], name="refresh_content_recent"),
+            # The publisher's periodic job finds due refreshes through this one.
+            models.Index(fields=["send_status", "scheduled_at"], name="refresh_due"),
+        ]
+
+    def __str__(self):
+        return self.title

@@ -19,7 +19,7 @@ from inkwell.tenancy.serializers import REQUIRED, SECTOR_NOT_IN_SITE
 from inkwell.webhooks import services as webhooks
 from inkwell.webhooks.models import EventType
 from inkwell.writer import selectors
-from inkwell.writer.models import Content, ContentRevision, ContentStatus, Image, ImageStatus, ImageType, Task, TaskStatus, Taxonomy, TaxonomyType
+from inkwell.writer.models import Content, ContentRefresh, ContentRevision, ContentStatus, RefreshSendStatus, SiteStatus, Image, ImageStatus, ImageType, Task, TaskStatus, Taxonomy, TaxonomyType
 from inkwell.writer.overlaps import flag_new_tasks
 from inkwell.writer.sanitize import clean_html, plain_text, visible_word_count
 from inkwell.writer.selectors import IMAGE_GENERATION, PROMPT_EXTRACTION, image_count, image_settings
@@ -536,3 +536,84 @@ def start_image_regeneration(*, account: Account, image: Image, user: User | Non
         user=user,
         prepare=prepare,
     )
+
+
+# Refreshes of live articles (issue #37)
+
+NOT_LIVE = "Only a live article (published on its site) can be refreshed"
+REFRESH_OPEN = "This article already has a refresh in the works: edit that one"
+REFRESH_LOCKED = "A refresh that is scheduled, being sent or sent cannot be changed: unschedule it first"
+REFRESH_TRANSITIONS = TRANSITIONS
+
+
+@transaction.atomic
+def refresh_create(
+    *,
+    account: Account,
+    content: Content,
+    user: User | None,
+    reason: str = "",
+    title: str | None = None,
+    html: str | None = None,
+    meta_title: str | None = None,
+    meta_description: str | None = None,
+) -> ContentRefresh:
+    """A draft refresh of a live article, starting from the article as it is (the fields given
+    replace its own). The content's row and its post do not change. A second open refresh of the
+    same article is a 409."""
+    current = Content.objects.for_account(account).select_for_update().get(pk=content.pk)
+    if current.site_status != SiteStatus.PUBLISHED or not current.external_id:
+        raise StateConflict({"content": [NOT_LIVE]})
+    if ContentRefresh.objects.for_account(account).filter(content=current).exclude(send_status=RefreshSendStatus.SENT).exists():
+        raise StateConflict({"content": [REFRESH_OPEN]})
+    texts = _plain_text_fields(
+        {
+            "title": current.title if title is None else title,
+            "meta_title": current.meta_title if meta_title is None else meta_title,
+            "meta_description": current.meta_description if meta_description is None else meta_description,
+        }
+    )
+    return ContentRefresh.objects.create(
+        account=account,
+        site_id=current.site_id,
+        content=current,
+        title=texts["title"],
+        html=clean_html(current.html if html is None else html),
+        meta_title=texts["meta_title"][:60],
+        meta_description=texts["meta_description"][:160],
+        reason=plain_text(reason)[:500],
+        created_by=user,
+    )
+
+
+@transaction.atomic
+def refresh_update(*, account: Account, refresh: ContentRefresh, user: User | None, **fields) -> ContentRefresh:
+    """Changes a refresh's text and moves it through review like a draft (``TRANSITIONS``; 409
+    otherwise). A refresh on the schedule, being sent or sent is locked (409). Changing the text of
+    an approved refresh sends it back to review: what was approved is what goes out."""
+    current = ContentRefresh.objects.for_account(account).select_for_update().get(pk=refresh.pk)
+    if current.send_status not in (RefreshSendStatus.NOT_SENT, RefreshSendStatus.FAILED):
+        raise StateConflict({"send_status": [REFRESH_LOCKED]})
+    status = fields.pop("status", current.status)
+    if "html" in fields:
+        fields["html"] = clean_html(fields["html"])
+    fields = _plain_text_fields(fields)
+    changed = any(name in fields and fields[name] != getattr(current, name) for name in REVISED_FIELDS)
+    if changed and current.status == ContentStatus.APPROVED and status == ContentStatus.APPROVED:
+        status = ContentStatus.REVIEW
+    elif status != current.status and status not in REFRESH_TRANSITIONS.get(current.status, frozenset()):
+        raise StateConflict({"status": [f"A refresh cannot move from {current.status} to {status}"]})
+    entering_review = status == ContentStatus.REVIEW and current.status != ContentStatus.REVIEW
+    for name, value in fields.items():
+        setattr(current, name, value)
+    current.status = status
+    current.save()
+    if entering_review:
+        events.content_ready_for_review(account=account, site=current.site, content_id=current.content_id, content_title=f"Refresh: {current.title}")
+    return current
+
+
+def check_refresh_sendable(*, refresh: ContentRefresh) -> None:
+    """The editorial gate for refreshes: only an approved refresh goes to the CMS."""
+    if refresh.status != ContentStatus.APPROVED:
+        raise StateConflict({"status": [f"Only an approved refresh can be sent or scheduled; this one is {refresh.status}: approve it first"]})

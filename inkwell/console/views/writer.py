@@ -9,16 +9,18 @@ from django_prose_editor.fields import ProseEditorFormField
 from inkwell.billing.services import cost_of
 from inkwell.console.base import ConsoleView, get_scoped, remember_site, scoped, validated
 from inkwell.console.views.library import SiteView
+from inkwell.console.views.performance import article_chart
 from inkwell.console.views.planner import job_started
 from inkwell.jobs.models import Job, JobStatus
 from inkwell.linker import services as linker
 from inkwell.optimizer import selectors as optimizer
 from inkwell.optimizer import services as optimizer_services
+from inkwell.performance import selectors as performance_selectors
 from inkwell.tenancy.permissions import ALL_ROLES
 from inkwell.writer import selectors, services
 from inkwell.writer import image_serializers as image_s
 from inkwell.writer import serializers as s
-from inkwell.writer.models import Content, ContentStatus, Image, Task, TaskStatus
+from inkwell.writer.models import Content, ContentRefresh, ContentStatus, Image, RefreshSendStatus, SiteStatus, Task, TaskStatus
 from inkwell.writer.services import GENERATE_CONTENT, TRANSITIONS
 
 PAGE_SIZE = 50
@@ -111,6 +113,20 @@ def content_of(request, pk) -> Content:
     return get_scoped(Content, request, pk, queryset=scoped(Content, request).select_related("site"))
 
 
+def performance_panel(request, content: Content) -> dict:
+    """The editor's search performance panel (issue #37): the article's periods as a chart, its
+    change, its queries, its review-by date, and its refresh in the works."""
+    performance = performance_selectors.article_performance(content=content)
+    refresh = scoped(ContentRefresh, request).filter(content=content).exclude(send_status=RefreshSendStatus.SENT).only("id", "status", "send_status").first()
+    return {
+        "performance": performance,
+        "performance_chart": article_chart(performance) if performance["periods"] else None,
+        "performance_ctr_pct": performance["current"]["ctr"] * 100 if performance["current"] else None,
+        "open_refresh": refresh,
+        "is_live": content.site_status == SiteStatus.PUBLISHED and bool(content.external_id),
+    }
+
+
 class ContentEditorView(ConsoleView):
     """The editor: GET shows the article, POST saves the edited fields (``content_update``)."""
 
@@ -143,6 +159,7 @@ class ContentEditorView(ConsoleView):
             "analysis": optimizer.analyze_content(request.account, content),
             "transitions": transitions if may_write else [],
             "revision_count": selectors.revisions_of(request.account, content).count(),
+            **performance_panel(request, content),
             "costs": {
                 "images": selectors.generation_cost(request.account),
                 "image": cost_of(operation_type=selectors.IMAGE_GENERATION, units=1),

@@ -90,6 +90,15 @@ def default_unified() -> dict:
             for number, (batch_size, limit, budget_pct) in enumerate(zip(DEFAULT_BATCH_SIZES, DEFAULT_PER_RUN_LIMITS, DEFAULT_BUDGET_PCTS, strict=True), start=1)
         ],
         "ai_settings": {"testing_model_id": None, "live_model_id": None, "image_model_id": None},
+        # Not in the spec: issue #37's review-by dates and opportunity thresholds.
+        "performance_settings": {
+            "review_after_months": 12,
+            "decay_threshold_pct": 30,
+            "decay_min_clicks": 10,
+            "striking_min_position": 8,
+            "striking_max_position": 20,
+            "striking_min_impressions": 50,
+        },
     }
 
 

@@ -4,8 +4,10 @@ The ``make_*`` helpers build rows of a tenant with sensible values; the matrix f
 marker into a text field, so that a leak of the row into any response shows.
 """
 
+from django.utils import timezone
+
 from inkwell.tenancy.models import IndustrySector, Sector, Site
-from inkwell.writer.models import Content, ContentRevision, Task, Taxonomy, TaxonomyType
+from inkwell.writer.models import Content, ContentRefresh, ContentRevision, SiteStatus, Task, Taxonomy, TaxonomyType
 from inkwell.writer.tests import image_factories
 
 
@@ -42,6 +44,25 @@ def make_taxonomy(tenant, *, site: Site | None = None, taxonomy_type: str = Taxo
     return Taxonomy.objects.create(account=tenant.account, site=site or tenant.site, taxonomy_type=taxonomy_type, name=name, **fields)
 
 
+def make_live_content(tenant, *, site: Site | None = None, url: str = "https://blog.example.com/running-shoes/", external_id: str = "101", **fields) -> Content:
+    """A published article with its post on the CMS."""
+    fields.setdefault("status", "published")
+    fields.setdefault("published_at", timezone.now())
+    return make_content(tenant, site=site, site_status=SiteStatus.PUBLISHED, external_url=url, external_id=external_id, **fields)
+
+
+def make_refresh(tenant, *, content: Content | None = None, **fields) -> ContentRefresh:
+    content = content or make_live_content(tenant)
+    fields.setdefault("title", content.title)
+    fields.setdefault("html", content.html)
+    return ContentRefresh.objects.create(account=tenant.account, site=content.site, content=content, **fields)
+
+
+def _refresh(tenant, marker: str) -> ContentRefresh:
+    content = make_live_content(tenant, url=f"https://{marker}.example.com/", external_id=marker[-6:])
+    return make_refresh(tenant, content=content, title=marker, html=f"<p>{marker}</p>", reason=marker)
+
+
 def _task(tenant, marker: str) -> Task:
     return make_task(tenant, title=marker, description=marker, keywords=[marker])
 
@@ -59,4 +80,4 @@ def _taxonomy(tenant, marker: str) -> Taxonomy:
     return make_taxonomy(tenant, name=marker, slug=marker)
 
 
-CROSS_ACCOUNT_FACTORIES = {Task: _task, Content: _content, ContentRevision: _revision, Taxonomy: _taxonomy, **image_factories.CROSS_ACCOUNT_FACTORIES}
+CROSS_ACCOUNT_FACTORIES = {Task: _task, Content: _content, ContentRevision: _revision, ContentRefresh: _refresh, Taxonomy: _taxonomy, **image_factories.CROSS_ACCOUNT_FACTORIES}
