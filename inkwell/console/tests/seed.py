@@ -17,7 +17,7 @@ from inkwell.notifications.models import Notification
 from inkwell.planner.models import Cluster, ContentIdea, Keyword
 from inkwell.publishing.models import PublishingRecord, PublishStatus, PublishTrigger
 from inkwell.tenancy.models import IndustrySector, Sector, Site, User
-from inkwell.writer.models import Content, ContentRevision, ContentStatus, Image, ImageStatus, SiteStatus, Task
+from inkwell.writer.models import Content, ContentRefresh, ContentRevision, ContentStatus, Image, ImageStatus, SiteStatus, Task
 
 BODY = "<h2>Why it matters</h2><p>{title} helps a team decide faster. Compare the options side by side.</p>" * 6
 
@@ -32,6 +32,7 @@ class SeededSite:
     job: Job
     run: AutomationRun
     integration: SiteIntegration
+    refresh: ContentRefresh
 
 
 def seed_site(site: Site, owner: User, rows: int, *, industry_sector: IndustrySector | None = None) -> SeededSite:
@@ -79,7 +80,8 @@ def seed_site(site: Site, owner: User, rows: int, *, industry_sector: IndustrySe
     seed_credits(account, rows)
     seed_team(site, owner, rows)
     integration = seed_publishing(site, contents)
-    return SeededSite(site=site, sector=sector, cluster=clusters[0], content=content, image=images[0], job=job, run=run, integration=integration)
+    refresh = ContentRefresh.objects.create(account=account, site=site, content=content, title=content.title, html=content.html, reason="Striking distance", created_by=owner)
+    return SeededSite(site=site, sector=sector, cluster=clusters[0], content=content, image=images[0], job=job, run=run, integration=integration, refresh=refresh)
 
 
 def seed_automation(site: Site, owner: User, rows: int) -> AutomationRun:
@@ -177,5 +179,7 @@ def console_pages(seeded: SeededSite) -> dict[str, str]:
         **account_pages(seeded.site),
         "calendar": f"/app/sites/{site_id}/calendar/",
         "cms": f"/app/sites/{site_id}/cms/",
+        "performance": f"/app/sites/{site_id}/performance/",
+        "refresh": f"/app/refreshes/{seeded.refresh.pk}/",
     }
     return paths
