@@ -59,4 +59,7 @@ UNIFIED_ONLY_DEFAULTS = {
     "publishing": {"total_items_per_run": 0},
     # None: the account's own AI provider settings (inkwell.system) apply.
     "ai": {"testing_model_id": None, "live_model_id": None, "image_model_id": None},
+    # The approval rules (#36, docs/content-workflow.md "Review together"): off until a site
+    # turns them on, so that a site's workflow does not change under it.
+    "review": {"four_eyes": False, "client_approval": False},
 }

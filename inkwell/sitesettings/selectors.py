@@ -116,6 +116,21 @@ class AISettings:
 
 
 @dataclass(frozen=True)
+class ReviewRules:
+    """A site's approval rules. ``four_eyes``: content is approved by someone other than the person
+    who last edited it. ``client_approval``: an approval through a review link, newer than the last
+    edit, comes before the team's own."""
+
+    four_eyes: bool
+    client_approval: bool
+
+    @property
+    def person_required(self) -> bool:
+        """Whether approving needs a person: then the automation never approves."""
+        return self.four_eyes or self.client_approval
+
+
+@dataclass(frozen=True)
 class EffectiveSiteSettings:
     """A site's settings as they apply: the defaults with the site's changes laid over them."""
 
@@ -125,6 +140,7 @@ class EffectiveSiteSettings:
     publishing: PublishingSettings
     images: ImageSettings
     ai: AISettings
+    review: ReviewRules
 
     def stage(self, number: int) -> StageSettings:
         return self.stages[number - 1]
@@ -146,12 +162,13 @@ def slot_with_end(value) -> dict:
 def _stored(row: SiteSettings | None) -> dict:
     """What a site saved, per section: ``{automation, stages, delays, publishing, ai}``."""
     if row is None:
-        return {"automation": {}, "stages": {}, "delays": {}, "publishing": {}, "ai": {}}
+        return {"automation": {}, "stages": {}, "delays": {}, "publishing": {}, "ai": {}, "review": {}}
     return {
         "automation": row.automation,
         "stages": row.stages,
         "delays": row.delays,
         "publishing": row.publishing,
+        "review": row.review,
         "ai": {name: getattr(row, f"{field}_id") for name, field in AI_FIELDS.items() if getattr(row, f"{field}_id") is not None},
     }
 
@@ -178,6 +195,7 @@ def effective_from_row(row: SiteSettings | None) -> EffectiveSiteSettings:
         ),
         images=ImageSettings(**DEFAULT_SETTINGS["images"]),
         ai=AISettings(**overlay_defaults(UNIFIED_ONLY_DEFAULTS["ai"], saved["ai"])),
+        review=ReviewRules(**overlay_defaults(UNIFIED_ONLY_DEFAULTS["review"], saved["review"])),
     )
 
 
@@ -241,6 +259,7 @@ def _unified(settings: EffectiveSiteSettings) -> dict:
             "live_model_id": settings.ai.live_model_id,
             "image_model_id": settings.ai.image_model_id,
         },
+        "review_rules": {"four_eyes": settings.review.four_eyes, "client_approval": settings.review.client_approval},
     }
 
 

@@ -280,11 +280,23 @@ class AISettingsInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer
     image_model_id = AIModelField(kind=IMAGE_MODEL, message=NOT_IMAGE_MODEL, help_text="An active image model; null: the account's.")
 
 
+class ReviewRulesSerializer(serializers.Serializer):
+    four_eyes = serializers.BooleanField(help_text="Content is approved by someone other than the person who last edited it; the automation never approves.")
+    client_approval = serializers.BooleanField(
+        help_text="An approval through a review link, newer than the last edit, comes before the team's own; the automation never approves."
+    )
+
+
+class ReviewRulesInputSerializer(OptionalFieldsMixin, RejectUnknownFieldsMixin, ReviewRulesSerializer):
+    pass
+
+
 class UnifiedSettingsSerializer(serializers.Serializer):
     automation_config = AutomationConfigSerializer()
     publishing_settings = PublishingSettingsSerializer()
     stage_configs = StageConfigSerializer(many=True)
     ai_settings = AISettingsSerializer()
+    review_rules = ReviewRulesSerializer()
 
 
 class UnifiedSettingsInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
@@ -295,6 +307,7 @@ class UnifiedSettingsInputSerializer(RejectUnknownFieldsMixin, serializers.Seria
     publishing_settings = PublishingSettingsInputSerializer(required=False)
     stage_configs = serializers.ListField(child=StageConfigInputSerializer(), required=False, max_length=len(STAGE_NUMBERS))
     ai_settings = AISettingsInputSerializer(required=False)
+    review_rules = ReviewRulesInputSerializer(required=False)
 
     def validate(self, attrs):
         """A request may give a stage's value twice (``automation_config`` and ``stage_configs``), but not two different values."""

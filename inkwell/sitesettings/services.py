@@ -152,6 +152,8 @@ def unified_settings_update(*, site: Site, changes: dict, now: datetime | None =
     for name, field in AI_FIELDS.items():
         if name in changes.get("ai_settings", {}):
             setattr(row, field, changes["ai_settings"][name])
+    for name, value in changes.get("review_rules", {}).items():
+        _set(row.review, UNIFIED_ONLY_DEFAULTS["review"], name, value)
     row.save()
     return row
 
@@ -187,7 +189,7 @@ def publishing_settings_update(*, site: Site, values: dict) -> SiteSettings:
 def site_settings_reset(*, site: Site) -> SiteSettings:
     """Returns every setting of the site to the defaults (the row, and its id, stay)."""
     row = _locked_row(site)
-    row.automation, row.stages, row.delays, row.publishing = {}, {}, {}, {}
+    row.automation, row.stages, row.delays, row.publishing, row.review = {}, {}, {}, {}, {}
     row.testing_model = row.live_model = row.image_model = None
     row.next_run_at = next_scheduled_run(row=row, site=site, after=timezone.now())
     row.save()
