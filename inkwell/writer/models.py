@@ -7,6 +7,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.text import slugify
 
+from inkwell.crypto import EncryptedTextField
 from inkwell.planner.models import Cluster, ContentIdea
 from inkwell.tenancy.models import AccountOwnedModel, Sector, Site
 
@@ -221,13 +222,15 @@ class Taxonomy(AccountOwnedModel):
 class ReviewLink(AccountOwnedModel):
     """A link that opens one content's preview and comments without signing in.
 
-    The URL carries a random secret, signed; only the secret's SHA-256 is stored, so a copy of the
-    database opens nothing. It expires at ``expires_at`` and stops at ``revoked_at``; a passcode,
-    when set, is kept as a password hash.
+    The URL carries a random secret, signed. A link is found by the secret's SHA-256
+    (``token_hash``); the token itself is kept encrypted (``token``), so that the editor can copy
+    the link again and a copy of the database alone opens nothing. It expires at ``expires_at``
+    and stops at ``revoked_at``; a passcode, when set, is kept as a password hash.
     """
 
     content = models.ForeignKey(Content, on_delete=models.CASCADE, related_name="review_links")
     token_hash = models.CharField(max_length=64, unique=True)
+    token = EncryptedTextField()
     passcode_hash = models.CharField(max_length=200, blank=True)
     expires_at = models.DateTimeField()
     revoked_at = models.DateTimeField(null=True, blank=True)
