@@ -154,12 +154,14 @@ def _upload(adapter: CMSAdapter, image: Image) -> Image:
 _H2 = re.compile(r"<h2[\s>]", re.IGNORECASE)
 
 
-def body_with_images(*, html: str, images: list[Image]) -> str:
+def body_with_images(*, html: str, images: list[Image], src=None) -> str:
     """The article with its in-article images placed as figures: the n-th image before the
     (n+1)-th H2, so that each lands at the start of a section after the first; images beyond the
-    headings go at the end."""
+    headings go at the end. ``src``: an image's address (its CMS address unless told otherwise;
+    the preview gives its own file's)."""
+    src = src or (lambda image: image.external_url)
     figures = [
-        f'<figure class="wp-block-image"><img src="{escape(image.external_url)}" alt="{escape(image.alt_text)}"/></figure>'
+        f'<figure class="wp-block-image"><img src="{escape(src(image))}" alt="{escape(image.alt_text)}"/></figure>'
         for image in images
     ]
     starts = [match.start() for match in _H2.finditer(html)][1:]
