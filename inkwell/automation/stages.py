@@ -317,7 +317,8 @@ def _review_step(pipeline: Pipeline, content: Content, user: User | None, *, app
     def apply() -> str:
         reviewed = writer.content_update(account=pipeline.account, content=content, user=user, status=ContentStatus.REVIEW)
         if approve:
-            reviewed = writer.content_update(account=pipeline.account, content=reviewed, user=user, status=ContentStatus.APPROVED)
+            # The automation approves, not the person who started the run: the approval is recorded as its own.
+            reviewed = writer.content_approve(account=pipeline.account, content=reviewed, user=None)
         return reviewed.status
 
     return Step([content], apply=apply)
