@@ -127,8 +127,9 @@ def test_a_teammate_comments_and_an_outside_reviewer_approves_through_a_link(bro
     assert "Yes: the Solent at spring tides." in outside.locator("#comments").inner_text()
     client_screens.capture("54-link-page-dark")
     select_passage(outside, "Read the tide table")
-    type_into(outside.get_by_label("Your name").first, "Clara Client")
-    type_into(outside.get_by_label("Comment", exact=True), "Lovely. Could this say 'tide tables'?")
+    comments = outside.locator("#comments")
+    type_into(comments.get_by_label("Your name").first, "Clara Client")
+    type_into(comments.get_by_label("Comment", exact=True), "Lovely. Could this say 'tide tables'?")
     press(outside.get_by_role("button", name="Comment", exact=True))
     outside.wait_for_url(re.compile(r".*#comment-\d+$"))
     assert "Clara Client" in outside.locator("#comments").inner_text()
@@ -138,7 +139,7 @@ def test_a_teammate_comments_and_an_outside_reviewer_approves_through_a_link(bro
     outside.set_viewport_size({"width": 390, "height": 844})
     client_screens.capture("55-link-page-phone-dark")
     outside.set_viewport_size({"width": 1280, "height": 900})
-    decision_name = outside.get_by_label("Your name").first
+    decision_name = outside.locator("#decision").get_by_label("Your name")
     assert decision_name.input_value() == "Clara Client"  # remembered for this link
     press(outside.get_by_role("button", name="Approve"))
     outside.get_by_text("Thank you: your approval is recorded.").wait_for()

@@ -17,8 +17,13 @@
     var selection = window.getSelection();
     if (!article || !form || !selection || selection.rangeCount === 0 || selection.isCollapsed) return;
     var range = selection.getRangeAt(0);
-    if (!article.contains(range.commonAncestorContainer)) return;
-    var quote = selection.toString().replace(/\s+/g, " ").trim();
+    if (!article.contains(range.startContainer)) return;
+    if (!article.contains(range.endContainer)) {
+      // A triple click on the last paragraph selects up to the next block, outside the article.
+      range = range.cloneRange();
+      range.setEnd(article, article.childNodes.length);
+    }
+    var quote = range.toString().replace(/\s+/g, " ").trim();
     if (!quote) return;
     form.querySelector("[data-quote]").value = quote;
     form.querySelector("[data-start]").value = String(articleOffset(article, range));
