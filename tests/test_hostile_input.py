@@ -42,10 +42,8 @@ def nested_object(depth: int) -> str:
 
 
 def _url(route, tenant) -> str:
-    values = {**_path_values(tenant), "rest": "1/"}
-    if "pk" in route.kwargs:
-        model = route.view_class.queryset.model
-        values["pk"] = _factories()[model](tenant, "hostile").pk
+    obj = _factories()[route.view_class.queryset.model](tenant, "hostile") if "pk" in route.kwargs else None
+    values = {**_path_values(tenant, obj, route), "rest": "1/"}
     return reverse(route.name, kwargs={name: values[name] for name in route.kwargs})
 
 
