@@ -2,6 +2,8 @@
 approvals and review links (``/app/content/<id>/review/``), and the public page that a review
 link opens without signing in (``/review/<token>/``)."""
 
+from datetime import timedelta
+
 from django.http import HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
@@ -185,7 +187,7 @@ class ReviewLinkCreateView(ConsoleView):
         values = {"passcode": request.POST.get("passcode", "")}
         days = request.POST.get("days", "")
         if days.isdigit():
-            values["expires_at"] = (timezone.now() + timezone.timedelta(days=int(days))).isoformat()
+            values["expires_at"] = (timezone.now() + timedelta(days=int(days))).isoformat()
         data = validated(review_s.ReviewLinkCreateInputSerializer, request, values)
         link = services.review_link_create(
             account=request.account, content=content, user=request.user, expires_at=data.get("expires_at"), passcode=data.get("passcode") or ""
