@@ -34,7 +34,7 @@ SiteUserAccess.objects.create(account=owner.account, user=editor, site=site)
 unified_settings_update(site=site, changes={{"review_rules": {{"four_eyes": True, "client_approval": True}}}})
 content = Content.objects.create(
     account=owner.account, site=site, title="Reading the tides", status="review", word_count=30,
-    meta_title="Reading the tides: a sailor's guide to tide tables and currents for beginners",
+    meta_title="Reading the tides: a sailor's guide to tide tables",
     meta_description="Tide tables tell you when the water is high and low. Learn to read them, plan around currents and never get stranded on a falling tide again, whatever the harbour.",
     html="<h2>Why tides matter</h2><p>Read the tide table before you sail, every single time.</p><h2>Currents</h2><p>Currents run strongest halfway between high and low water.</p>",
     last_edited_by=editor, last_edited_at=timezone.now(),
@@ -91,7 +91,10 @@ def test_a_teammate_comments_and_an_outside_reviewer_approves_through_a_link(bro
     writer.set_default_timeout(TIMEOUT_MS)
     writer_screens = Screens(writer, output_dir, base)
     sign_in(writer, base, EDITOR)
-    writer.goto(review_url)
+    # The in-app notification of the mention leads to the comment.
+    writer.goto(base + "/app/notifications/")
+    press(writer.get_by_role("link", name="Open the comment"))
+    writer.wait_for_url(re.compile(rf".*/content/{content_id}/review/#comment-\d+$"))
     assert writer.locator(".thread .badge--new").count() == 1
     writer_screens.capture("51-review-dark-new-comment")
     press(writer.locator(".thread__actions summary").first)

@@ -108,8 +108,8 @@ def content_ready_for_review(*, account: Account, site: Site, content_id: int, c
 
 
 def comment_url(content_id, comment_id) -> str:
-    """The comment in the content's editor (the console's address; the API's is the content's)."""
-    return f"/app/content/{content_id}/#comment-{comment_id}"
+    """The comment on the content's review screen in the console."""
+    return f"/app/content/{content_id}/review/#comment-{comment_id}"
 
 
 def mentioned_in_comment(

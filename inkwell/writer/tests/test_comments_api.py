@@ -181,9 +181,9 @@ def test_a_mention_tells_the_teammate_in_the_app_and_by_email_with_a_link_to_the
     comment = response.json()["data"]
     assert comment["mentions"] == [{"user_id": tenant.admin.pk, "email": tenant.admin.email, "notified_in_app": True, "emailed": True}]
     notification = Notification.objects.for_account(tenant.account).get(notification_type=NotificationType.COMMENT_MENTION)
-    assert (notification.user_id, notification.action_url) == (tenant.admin.pk, f"/app/content/{article.pk}/#comment-{comment['id']}")
+    assert (notification.user_id, notification.action_url) == (tenant.admin.pk, f"/app/content/{article.pk}/review/#comment-{comment['id']}")
     assert [message.to for message in mail.outbox] == [[tenant.admin.email]]
-    assert f"/app/content/{article.pk}/#comment-{comment['id']}" in mail.outbox[0].body
+    assert f"/app/content/{article.pk}/review/#comment-{comment['id']}" in mail.outbox[0].body
 
 
 def test_a_mention_follows_each_persons_preferences(tenant, as_user, article):
