@@ -35,7 +35,7 @@ unified_settings_update(site=site, changes={{"review_rules": {{"four_eyes": True
 content = Content.objects.create(
     account=owner.account, site=site, title="Reading the tides", status="review", word_count=30,
     meta_title="Reading the tides: a sailor's guide to tide tables",
-    meta_description="Tide tables tell you when the water is high and low. Learn to read them, plan around currents and never get stranded on a falling tide again, whatever the harbour.",
+    meta_description="Tide tables tell you when the water is high and low. Learn to read them, plan around currents and never get stranded on a falling tide again.",
     html="<h2>Why tides matter</h2><p>Read the tide table before you sail, every single time.</p><h2>Currents</h2><p>Currents run strongest halfway between high and low water.</p>",
     last_edited_by=editor, last_edited_at=timezone.now(),
 )
