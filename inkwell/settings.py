@@ -291,6 +291,9 @@ INKWELL_RATE_LIMITS = {
     "content": env_int("RATE_LIMIT_CONTENT", 100),
     "auth": env_int("RATE_LIMIT_AUTH", 20),
     "general": env_int("RATE_LIMIT_GENERAL", 300),
+    # A review link's public page, per address, and its passcode attempts, per link and address (#36).
+    "review": env_int("RATE_LIMIT_REVIEW", 60),
+    "review_passcode": env_int("RATE_LIMIT_REVIEW_PASSCODE", 5),
 }
 
 # Failed logins per e-mail address (inkwell/tenancy/logins.py): from the threshold on, the address

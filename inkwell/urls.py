@@ -11,6 +11,7 @@ from inkwell.writer.image_views import media_urlpatterns
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="console:home", permanent=False), name="root"),
     path("app/", include("inkwell.console.urls")),
+    path("review/", include("inkwell.console.review_urls")),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("metrics", metrics, name="metrics"),

@@ -8,6 +8,8 @@ added later is covered without editing this file.
 - The owning account reads every such page (the 404s above are not vacuous).
 - A viewer, who may read but not act, is answered 403 on every POST that needs a writer role,
   and the pages a viewer reads show no form that posts to such a route (no button to press).
+- A reviewer (#36), who may comment and approve but not edit or publish, is likewise answered
+  403 on every POST that needs a writer role, and sees no form that posts to one.
 - Without a session every non-public page sends the browser to sign in.
 """
 
@@ -20,7 +22,7 @@ from django.test import Client
 from django.urls import resolve, reverse
 
 from inkwell.console.base import ConsoleView
-from inkwell.tenancy.models import RoleName, Site, SiteUserAccess
+from inkwell.tenancy.models import Role, RoleName, Site, SiteUserAccess, User
 from tests.routes import discover_console_routes
 from tests.test_cross_account_matrix import _factories
 
@@ -28,6 +30,7 @@ ROUTES = discover_console_routes()
 OBJECT_ROUTES = [route for route in ROUTES if route.kwargs and route.tenant_scope != "public"]
 PROTECTED_ROUTES = [route for route in ROUTES if route.tenant_scope != "public"]
 WRITE_ROUTES = [route for route in PROTECTED_ROUTES if "post" in route.methods and RoleName.VIEWER not in route.view_class.write_roles]
+REVIEWER_WRITE_ROUTES = [route for route in PROTECTED_ROUTES if "post" in route.methods and RoleName.REVIEWER not in route.view_class.write_roles]
 READ_ROUTES = [route for route in PROTECTED_ROUTES if "get" in route.methods]
 FORM_ACTION = re.compile(r'<form[^>]*method="post"[^>]*action="([^"]+)"|<form[^>]*action="([^"]+)"[^>]*method="post"')
 
@@ -121,6 +124,41 @@ def test_a_viewer_sees_no_button_it_may_not_press(route, victim, viewer):
         if issubclass(target, ConsoleView) and RoleName.VIEWER not in target.write_roles:
             forbidden.append(action)
     assert not forbidden, f"{url} shows a viewer forms it may not submit: {forbidden}"
+
+
+@pytest.fixture
+def reviewer(victim):
+    user = User.dangerously_unscoped.create_user("reviewer-victim@example.com", "correct-horse-1", account=victim.account, role=Role.objects.get(name=RoleName.REVIEWER))
+    SiteUserAccess.objects.create(account=victim.account, user=user, site=victim.site)
+    return user
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("route", REVIEWER_WRITE_ROUTES, ids=str)
+def test_a_reviewer_who_posts_anyway_is_refused(route, victim, reviewer):
+    obj = _object_of(route, victim, f"reviewer-{uuid.uuid4().hex[:10]}") if route.kwargs else None
+    before = model_to_dict(obj) if obj is not None else None
+    url = _url(route, obj) if obj is not None else reverse(route.name)
+    response = _signed_in(reviewer).post(url, {"status": "review", "ids": [obj.pk] if obj else [], "alt_text": "x", "name": "x", "domain": "x.example.com"})
+    assert response.status_code == 403, f"POST {url} answered {response.status_code} to a reviewer"
+    if obj is not None:
+        obj.refresh_from_db()
+        assert model_to_dict(obj) == before
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("route", READ_ROUTES, ids=str)
+def test_a_reviewer_sees_no_button_it_may_not_press(route, victim, reviewer):
+    obj = _object_of(route, victim, f"reviewer-{uuid.uuid4().hex[:10]}") if route.kwargs else None
+    url = _url(route, obj) if obj is not None else reverse(route.name)
+    response = _signed_in(reviewer).get(url, follow=True)
+    assert response.status_code == 200
+    forbidden = []
+    for action in _form_targets(response.content.decode()):
+        target = resolve(action.split("?")[0]).func.view_class
+        if issubclass(target, ConsoleView) and RoleName.REVIEWER not in target.write_roles:
+            forbidden.append(action)
+    assert not forbidden, f"{url} shows a reviewer forms it may not submit: {forbidden}"
 
 
 @pytest.mark.django_db

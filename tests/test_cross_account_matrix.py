@@ -91,11 +91,14 @@ def _query(route: Route, tenant) -> dict:
 NAMED_PATH_VALUES = {"prompt_type": "clustering", "key": "content_generation"}
 
 
-def _path_values(victim, obj=None) -> dict:
+def _path_values(victim, obj=None, route: Route | None = None) -> dict:
     values = {"site_id": victim.site.pk, **NAMED_PATH_VALUES}
     if obj is not None:
         values["pk"] = obj.pk
         values.update({name: value_of(victim, obj) for name, value_of in _path_value_factories().items()})
+    if route is not None and "content_pk" in route.kwargs:
+        # Rows of one content live under it (/writer/content/{id}/comments/): the victim's content.
+        values["content_pk"] = getattr(obj, "content_id", None) or _factories()[apps.get_model("writer", "Content")](victim, "parent").pk
     return values
 
 
@@ -128,7 +131,7 @@ def test_another_accounts_object_is_not_found_on_every_method(route, victim, att
     obj = _victim_object(route, victim, marker)
     before = model_to_dict(obj)
     attacking, client = attacker
-    url = _url(route, _path_values(victim, obj))
+    url = _url(route, _path_values(victim, obj, route))
     for method in route.methods:
         data = _query(route, attacking) if method == "get" else {}
         response = getattr(client, method)(url, data, format="json")
@@ -144,10 +147,14 @@ def test_another_accounts_objects_never_appear_in_lists(route, victim, attacker,
     marker = f"victim-{uuid.uuid4().hex[:10]}"
     obj = _victim_object(route, victim, marker)
     attacking, client = attacker
-    url = _url(route, _path_values(victim))
+    url = _url(route, _path_values(victim, obj, route))
     response = client.get(url, {"page_size": 100, **_query(route, attacking)})
-    assert response.status_code == 200
-    assert obj.pk not in [item["id"] for item in response.json()["results"]]
+    if "content_pk" in route.kwargs:
+        # A list under another account's content: the content itself is not found.
+        assert response.status_code == 404 and response.json()["code"] == "not_found"
+    else:
+        assert response.status_code == 200
+        assert obj.pk not in [item["id"] for item in response.json()["results"]]
     assert marker not in response.content.decode()
     # The same list, asked by the victim, does show the object: the check above is not vacuous.
     own = as_user(victim.owner).get(url, {"page_size": 100, **_query(route, victim)})
@@ -161,9 +168,10 @@ def test_no_response_to_another_account_contains_the_victims_data(route, victim,
     for factory in _factories().values():
         factory(victim, f"{marker}-{uuid.uuid4().hex[:4]}")
     _, client = attacker
-    obj_values = _path_values(victim)
-    if "pk" in route.kwargs:
-        obj_values["pk"] = _victim_object(route, victim, f"{marker}-detail").pk if route.is_scoped else 1
+    obj = _victim_object(route, victim, f"{marker}-detail") if "pk" in route.kwargs and route.is_scoped else None
+    obj_values = _path_values(victim, obj, route)
+    if "pk" in route.kwargs and obj is None:
+        obj_values["pk"] = 1
     response = client.get(_url(route, obj_values))
     assert response.status_code < 500
     assert marker not in response.content.decode()
@@ -172,7 +180,7 @@ def test_no_response_to_another_account_contains_the_victims_data(route, victim,
 @pytest.mark.django_db
 @pytest.mark.parametrize("route", PROTECTED_ROUTES, ids=str)
 def test_every_non_public_route_needs_credentials(route, api_client, victim):
-    url = _url(route, {"site_id": victim.site.pk, "pk": 1, **NAMED_PATH_VALUES, **dict.fromkeys(_path_value_factories(), 1)})
+    url = _url(route, {"site_id": victim.site.pk, "pk": 1, "content_pk": 1, **NAMED_PATH_VALUES, **dict.fromkeys(_path_value_factories(), 1)})
     for method in route.methods:
         response = getattr(api_client, method)(url, {}, format="json")
         assert response.status_code == 401, f"{method.upper()} {url} answered {response.status_code} without credentials"

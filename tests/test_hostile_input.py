@@ -45,11 +45,12 @@ def nested_object(depth: int) -> str:
 
 
 def _url(route, tenant) -> str:
-    values = {**_path_values(tenant), "rest": "1/"}
+    obj = None
     if "pk" in route.kwargs:
         model = route.view_class.queryset.model if hasattr(route.view_class, "queryset") else PUBLIC_ROUTE_OBJECTS[route.name]
-        # The object's id, and any other row of the tenant the path names (a webhook's delivery_id).
-        values.update(_path_values(tenant, _factories()[model](tenant, "hostile")))
+        obj = _factories()[model](tenant, "hostile")
+    # The object's id, and any other row of the tenant the path names (a webhook's delivery_id, a comment's content).
+    values = {**_path_values(tenant, obj, route), "rest": "1/"}
     return reverse(route.name, kwargs={name: values[name] for name in route.kwargs})
 
 

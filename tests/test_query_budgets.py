@@ -36,6 +36,7 @@ from inkwell.publishing.models import Deployment, PublishingRecord
 from inkwell.tenancy import services
 from inkwell.tenancy.models import IndustrySector, Plan, Role, RoleName, Site, SiteUserAccess, Subscription, User
 from inkwell.webhooks.models import WebhookEndpoint
+from inkwell.writer import services as writer_services
 from inkwell.writer.models import Content, ContentRevision, Image, ImageStatus, Task, Taxonomy
 from tests.routes import Route, discover_api_routes
 
@@ -59,6 +60,8 @@ SEEDED_LISTS = {
     "/api/v1/planner/ideas/": ROWS,
     "/api/v1/writer/tasks/": ROWS,
     "/api/v1/writer/content/": ROWS,
+    "/api/v1/writer/content/{content_pk}/comments/": 2 * ROWS,
+    "/api/v1/writer/content/{content_pk}/review_links/": ROWS,
     "/api/v1/writer/taxonomies/": ROWS,
     "/api/v1/writer/images/": ROWS,
     "/api/v1/integration/": ROWS,
@@ -154,12 +157,19 @@ def seeded(make_tenant, settings):
         WebhookEndpoint.objects.create(account=tenant.account, url=f"https://hooks-{n}.budget.example.com/", events=["content.updated"], secret=f"whsec_{n}")
     services.api_key_create(account=neighbour.account, user=neighbour.owner, name="neighbour key")
     SiteUserAccess.objects.create(account=neighbour.account, user=neighbour.viewer, site=neighbour.site)
+    # Review together (#36): the first content's comments (each mentioning two people) and review links.
+    reviewed = Content.objects.for_account(tenant.account).filter(site=tenant.site).order_by("id").first()
+    for n in range(ROWS):
+        comment = writer_services.comment_create(account=tenant.account, content=reviewed, body=f"@{tenant.admin.email} @{tenant.editor.email} note {n}", user=tenant.owner)
+        writer_services.comment_create(account=tenant.account, content=reviewed, body=f"reply {n}", reviewer_name="Client", parent=comment)
+        writer_services.review_link_create(account=tenant.account, content=reviewed, user=tenant.owner)
+    tenant.reviewed_content = reviewed
     assert Site.objects.for_account(tenant.account).count() == ROWS
     return tenant
 
 
 def _url(path: str, tenant) -> str:
-    values = {"site_id": tenant.site.pk, "site_pk": tenant.site.pk, "account_id": tenant.account.pk, "account_pk": tenant.account.pk}
+    values = {"site_id": tenant.site.pk, "site_pk": tenant.site.pk, "account_id": tenant.account.pk, "account_pk": tenant.account.pk, "content_pk": tenant.reviewed_content.pk}
     try:
         return path.format(**values)
     except KeyError as missing:

@@ -106,3 +106,15 @@ class ScopedRateThrottle(BaseThrottle):
 
     def wait(self) -> float:
         return math.ceil(self._wait)
+
+
+def allow(*, scope: str, ident: str) -> bool:
+    """Counts one hit of ``ident`` (an address, a link and an address...) in ``scope``'s window and
+    says whether it is within ``INKWELL_RATE_LIMITS[scope]``: for the public pages that have no
+    user and no DRF view, such as a review link's and its passcode attempts. A cache outage allows."""
+    try:
+        count = _count_hit(_key(scope, ident, _window_start(time.time())))
+    except Exception:
+        logger.warning("rate limit cache unavailable; request allowed", exc_info=True)
+        return True
+    return count <= settings.INKWELL_RATE_LIMITS[scope]

@@ -300,8 +300,10 @@ def _reviewable(pipeline: Pipeline) -> QuerySet:
 
 
 def _review_steps(pipeline, contents, options):
-    """One step per content; with auto-approval on, the first ``approvals_left`` are approved."""
-    auto_approval = pipeline.settings.publishing.auto_approval_enabled
+    """One step per content; with auto-approval on, the first ``approvals_left`` are approved,
+    unless the site's approval rules ask for a person (four eyes, the client's approval first):
+    then every item stops in review for people to approve (#36)."""
+    auto_approval = pipeline.settings.publishing.auto_approval_enabled and not pipeline.settings.review.person_required
     return [
         _review_step(pipeline, content, options.user, approve=auto_approval and (options.approvals_left is None or index < options.approvals_left))
         for index, content in enumerate(contents)
@@ -315,7 +317,8 @@ def _review_step(pipeline: Pipeline, content: Content, user: User | None, *, app
     def apply() -> str:
         reviewed = writer.content_update(account=pipeline.account, content=content, user=user, status=ContentStatus.REVIEW)
         if approve:
-            reviewed = writer.content_update(account=pipeline.account, content=reviewed, user=user, status=ContentStatus.APPROVED)
+            # The automation approves, not the person who started the run: the approval is recorded as its own.
+            reviewed = writer.content_approve(account=pipeline.account, content=reviewed, user=None)
         return reviewed.status
 
     return Step([content], apply=apply)

@@ -3,7 +3,7 @@ cross-account matrix (inkwell/console/tests/test_console_matrix.py), found from 
 
 from django.urls import path
 
-from inkwell.console.views import activity, auth, automation, calendar, cms, credits, library, performance, planner, settings, sites, team, webhooks, writer
+from inkwell.console.views import activity, auth, automation, calendar, cms, credits, library, performance, planner, review, settings, sites, team, webhooks, writer
 
 app_name = "console"
 
@@ -47,6 +47,13 @@ urlpatterns = [
     path("content/<int:pk>/optimize/", writer.OptimizeView.as_view(), name="optimize"),
     path("content/<int:pk>/link/", writer.LinkView.as_view(), name="link"),
     path("content/<int:pk>/revisions/", writer.RevisionsView.as_view(), name="revisions"),
+    path("content/<int:pk>/review/", review.ContentReviewView.as_view(), name="content-review"),
+    path("content/<int:pk>/comments/", review.CommentCreateView.as_view(), name="comment-create"),
+    path("content/<int:pk>/decision/", review.ContentDecisionView.as_view(), name="content-decision"),
+    path("content/<int:pk>/review-links/", review.ReviewLinkCreateView.as_view(), name="review-link-create"),
+    path("comments/<int:pk>/resolve/", review.CommentResolveView.as_view(), name="comment-resolve"),
+    path("comments/<int:pk>/delete/", review.CommentDeleteView.as_view(), name="comment-delete"),
+    path("review-links/<int:pk>/revoke/", review.ReviewLinkRevokeView.as_view(), name="review-link-revoke"),
     path("content/<int:pk>/schedule/", calendar.ScheduleView.as_view(), name="content-schedule"),
     path("content/<int:pk>/unschedule/", calendar.UnscheduleView.as_view(), name="content-unschedule"),
     path("content/<int:pk>/publish/", calendar.PublishNowView.as_view(), name="content-publish"),

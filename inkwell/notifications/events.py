@@ -7,8 +7,8 @@ The action URLs are application-relative paths of the pages that show what the e
 
 from inkwell.api.text import counted, was
 from inkwell.notifications.models import Notification, NotificationType, Severity
-from inkwell.notifications.services import notify
-from inkwell.tenancy.models import Account, Site
+from inkwell.notifications.services import Delivery, notify, notify_person
+from inkwell.tenancy.models import Account, Site, User
 
 
 def content_url(content_id) -> str:
@@ -120,6 +120,49 @@ def content_due_for_review(*, account: Account, site: Site, content_id: int, con
         action_label="Review",
         action_url=content_url(content_id),
         metadata={"count": 1, "content_id": content_id, "reason": "review_due", "review_by": review_by.isoformat()},
+        site=site,
+    )
+
+
+def comment_url(content_id, comment_id) -> str:
+    """The comment on the content's review screen in the console."""
+    return f"/app/content/{content_id}/review/#comment-{comment_id}"
+
+
+def mentioned_in_comment(
+    *, account: Account, site: Site, user: User, content_id: int, content_title: str, comment_id: int, author_name: str, excerpt: str, origin: str
+) -> Delivery:
+    """``user`` was @mentioned: in the app and by e-mail, as they chose; both link to the comment.
+    ``origin``: the console's scheme and host for the e-mail's link (empty: a path only)."""
+    url = comment_url(content_id, comment_id)
+    return notify_person(
+        account=account,
+        user=user,
+        notification_type=NotificationType.COMMENT_MENTION,
+        email_subject=f'{author_name} mentioned you on "{content_title}"'[:200],
+        email_body=f'{author_name} mentioned you in a comment on "{content_title}":\n\n{excerpt}\n\nOpen the comment: {origin}{url}\n',
+        title=f"{author_name} mentioned you"[:200],
+        message=f'On "{content_title}": {excerpt}',
+        action_label="Open the comment",
+        action_url=url,
+        metadata={"content_id": content_id, "comment_id": comment_id},
+        site=site,
+    )
+
+
+def review_decided(*, account: Account, site: Site, content_id: int, content_title: str, reviewer_name: str, decision: str, note: str) -> Notification:
+    """Someone decided through a review link: the team hears who and what."""
+    approved = decision == "approved"
+    said = f' They wrote: "{note}"' if note else ""
+    return notify(
+        account=account,
+        notification_type=NotificationType.REVIEW_DECISION,
+        title=f"{reviewer_name} {'approved' if approved else 'requested changes'}"[:200],
+        message=f'{reviewer_name} {"approved" if approved else "requested changes to"} "{content_title}" through a review link.{said}',
+        severity=Severity.SUCCESS if approved else Severity.WARNING,
+        action_label="Review",
+        action_url=content_url(content_id),
+        metadata={"content_id": content_id, "decision": decision},
         site=site,
     )
 

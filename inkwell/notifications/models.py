@@ -42,6 +42,9 @@ class NotificationType(models.TextChoices):
     AUTOMATION_RUN_CANCELLED = "automation_run_cancelled", "Automation run cancelled"
     # Outbound webhooks (inkwell.webhooks): an endpoint failing for days was switched off.
     WEBHOOK_ENDPOINT_DISABLED = "webhook_endpoint_disabled", "Webhook endpoint switched off"
+    # Review together (#36).
+    COMMENT_MENTION = "comment_mention", "Mentioned in a comment"
+    REVIEW_DECISION = "review_decision", "Review decision"
 
 
 class NotificationCategory(models.TextChoices):
@@ -66,7 +69,7 @@ TYPES_BY_CATEGORY: dict[str, tuple[str, ...]] = {
         _T.AI_CONTENT_COMPLETE, _T.AI_CONTENT_FAILED, _T.AI_IMAGES_COMPLETE, _T.AI_IMAGES_FAILED,
         _T.AI_PROMPTS_COMPLETE, _T.AI_PROMPTS_FAILED,
     ),
-    NotificationCategory.CONTENT: (_T.CONTENT_READY_REVIEW, _T.CONTENT_PUBLISHED, _T.CONTENT_PUBLISH_FAILED),
+    NotificationCategory.CONTENT: (_T.CONTENT_READY_REVIEW, _T.CONTENT_PUBLISHED, _T.CONTENT_PUBLISH_FAILED, _T.COMMENT_MENTION, _T.REVIEW_DECISION),
     NotificationCategory.INTEGRATION: (_T.CMS_SYNC_SUCCESS, _T.CMS_SYNC_FAILED, _T.WEBHOOK_ENDPOINT_DISABLED),
     NotificationCategory.CREDIT: (_T.CREDITS_LOW, _T.CREDITS_DEPLETED),
     NotificationCategory.BILLING: (),
@@ -155,3 +158,31 @@ class NotificationReceipt(AccountOwnedModel):
 
     def __str__(self):
         return f"{self.user_id} on {self.notification_id}"
+
+
+class Channel(models.TextChoices):
+    IN_APP = "in_app", "In the app"
+    EMAIL = "email", "E-mail"
+
+
+# What a person gets of an event addressed to them when they chose nothing (#36): mentions come in
+# the app and by e-mail.
+DEFAULT_CHANNELS: dict[str, frozenset[str]] = {NotificationType.COMMENT_MENTION: frozenset({Channel.IN_APP, Channel.EMAIL})}
+# The events a person may choose channels for.
+PERSONAL_EVENTS = tuple(DEFAULT_CHANNELS)
+
+
+class NotificationPreference(AccountOwnedModel):
+    """How one person wants one kind of event addressed to them: in the app, by e-mail, both or
+    neither. No row means ``DEFAULT_CHANNELS``."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="+", db_index=False)
+    notification_type = models.CharField(max_length=40, choices=NotificationType.choices)
+    in_app = models.BooleanField(default=True)
+    email = models.BooleanField(default=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    site_field: ClassVar[str | None] = None
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "notification_type"], name="notification_preference_once")]

@@ -17,7 +17,17 @@ from django.db import connection
 from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
 
 from inkwell.api.cache import RedisCache
-from inkwell.notifications.models import CATEGORY_BY_TYPE, TYPES_BY_CATEGORY, Notification, NotificationReceipt
+from inkwell.notifications.models import (
+    CATEGORY_BY_TYPE,
+    DEFAULT_CHANNELS,
+    PERSONAL_EVENTS,
+    TYPES_BY_CATEGORY,
+    Channel,
+    Notification,
+    NotificationPreference,
+    NotificationReceipt,
+    NotificationType,
+)
 from inkwell.tenancy.models import Account, User
 
 logger = logging.getLogger(__name__)
@@ -122,3 +132,26 @@ def unread_count(account: Account, *, user: User, site_ids: frozenset[int] | Non
     except Exception:
         logger.warning("unread counts unavailable; not kept", exc_info=True)
     return count
+
+
+# Per-person preferences (#36).
+
+
+def channels_for(*, user: User, notification_type: str) -> frozenset[str]:
+    """How ``user`` wants an event of ``notification_type`` addressed to them: their preference,
+    else the default (``DEFAULT_CHANNELS``)."""
+    row = NotificationPreference.objects.for_account(user.account_id).filter(user=user, notification_type=notification_type).first()
+    if row is None:
+        return DEFAULT_CHANNELS.get(notification_type, frozenset({Channel.IN_APP}))
+    return frozenset(channel for channel, on in ((Channel.IN_APP, row.in_app), (Channel.EMAIL, row.email)) if on)
+
+
+def preferences_of(*, user: User) -> list[dict]:
+    """Every event a person may choose channels for, with their choice (or the default)."""
+    result = []
+    for event in PERSONAL_EVENTS:
+        channels = channels_for(user=user, notification_type=event)
+        result.append(
+            {"notification_type": event, "label": NotificationType(event).label, "in_app": Channel.IN_APP in channels, "email": Channel.EMAIL in channels}
+        )
+    return result

@@ -1,6 +1,7 @@
 from rest_framework import serializers
 
-from inkwell.notifications.models import Notification
+from inkwell.api.serializers import RejectUnknownFieldsMixin
+from inkwell.notifications.models import PERSONAL_EVENTS, Notification
 
 
 class NotificationSerializer(serializers.ModelSerializer):
@@ -36,3 +37,20 @@ class ReadAllResultSerializer(serializers.Serializer):
 
 class UnreadCountSerializer(serializers.Serializer):
     count = serializers.IntegerField(help_text="Unread notifications the caller sees.")
+
+
+class PreferenceSerializer(serializers.Serializer):
+    notification_type = serializers.CharField()
+    label = serializers.CharField()
+    in_app = serializers.BooleanField()
+    email = serializers.BooleanField()
+
+
+class PreferenceChangeSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    notification_type = serializers.ChoiceField(choices=PERSONAL_EVENTS, error_messages={"invalid_choice": "Not an event you choose channels for"})
+    in_app = serializers.BooleanField(required=False)
+    email = serializers.BooleanField(required=False)
+
+
+class PreferencesInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    preferences = PreferenceChangeSerializer(many=True, max_length=len(PERSONAL_EVENTS) * 2)

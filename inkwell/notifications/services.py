@@ -1,7 +1,12 @@
 """Writes of the notifications domain. ``notify`` is the one way any module raises a notification."""
 
+import logging
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
+
+from django.core.mail import send_mail
+from django.db import transaction
 
 from django.core.exceptions import ValidationError
 from django.db import connection
@@ -10,8 +15,10 @@ from django.utils import timezone
 
 from inkwell.api.cache import forget_versions
 from inkwell.notifications import selectors
-from inkwell.notifications.models import Notification, NotificationReceipt, NotificationType, Severity
+from inkwell.notifications.models import Channel, Notification, NotificationPreference, NotificationReceipt, NotificationType, Severity
 from inkwell.tenancy.models import Account, Site, User
+
+logger = logging.getLogger(__name__)
 
 BROADCAST_BATCH_SIZE = 500
 
@@ -154,3 +161,44 @@ def delete(*, account: Account, notification_id: int, user: User) -> None:
     """Removes the notification from ``user``'s inbox (list, detail, counts); other members keep it.
     Nothing happens when it is not in their inbox."""
     _stamp(account, _inbox(account, user).filter(pk=notification_id), user=user, field="deleted_at")
+
+
+# To one person, by their preferences (#36).
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """How a person was told: in the app, by e-mail."""
+
+    in_app: bool
+    emailed: bool
+
+
+def notify_person(*, account: Account, user: User, notification_type: str, email_subject: str, email_body: str, **fields) -> Delivery:
+    """Raises an event addressed to ``user`` on the channels they chose (``selectors.channels_for``):
+    an in-app notification (``notify`` with ``fields``) and an e-mail through Django's mail backend.
+    A mail the backend refuses is logged and reported as not sent; it never fails the caller."""
+    channels = selectors.channels_for(user=user, notification_type=notification_type)
+    in_app = emailed = False
+    if Channel.IN_APP in channels:
+        notify(account=account, user=user, notification_type=notification_type, **fields)
+        in_app = True
+    if Channel.EMAIL in channels and user.email:
+        try:
+            emailed = send_mail(subject=email_subject, message=email_body, from_email=None, recipient_list=[user.email]) == 1
+        except Exception:  # a mail server that is down must not lose the comment
+            logger.exception("notification mail to user %s could not be sent", user.pk)
+    return Delivery(in_app=in_app, emailed=emailed)
+
+
+@transaction.atomic
+def preferences_update(*, account: Account, user: User, changes: list[dict]) -> None:
+    """Stores a person's channels per event: ``[{notification_type, in_app?, email?}]`` (validated)."""
+    for change in changes:
+        current = selectors.channels_for(user=user, notification_type=change["notification_type"])
+        NotificationPreference.objects.for_account(account).update_or_create(
+            account=account,
+            user=user,
+            notification_type=change["notification_type"],
+            defaults={"in_app": change.get("in_app", Channel.IN_APP in current), "email": change.get("email", Channel.EMAIL in current)},
+        )

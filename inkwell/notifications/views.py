@@ -4,6 +4,7 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
 
 from inkwell.api.envelope import ok
+from inkwell.api.views import ApiView, validated
 from inkwell.notifications import selectors, services
 from inkwell.notifications import serializers as s
 from inkwell.notifications.filters import NotificationFilter
@@ -51,3 +52,23 @@ class NotificationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixi
     @action(detail=False, methods=["get"], url_path="unread-count", url_name="unread-count", pagination_class=None)
     def unread_count(self, request):
         return ok({"count": selectors.unread_count(request.account, user=request.user, site_ids=accessible_site_ids(request))})
+
+
+@extend_schema(tags=["notifications"])
+class PreferencesView(ApiView):
+    """The caller's own choice of channels (in the app, by e-mail) for the events addressed to
+    them personally, such as being @mentioned in a comment (default: both)."""
+
+    tenant_scope = "own_account"
+    write_roles = ALL_ROLES
+    human_only = True
+
+    @extend_schema(responses={200: s.PreferenceSerializer(many=True)})
+    def get(self, request):
+        return ok(selectors.preferences_of(user=request.user))
+
+    @extend_schema(request=s.PreferencesInputSerializer, responses={200: s.PreferenceSerializer(many=True)})
+    def patch(self, request):
+        changes = validated(s.PreferencesInputSerializer, request)["preferences"]
+        services.preferences_update(account=request.account, user=request.user, changes=changes)
+        return ok(selectors.preferences_of(user=request.user))

@@ -72,4 +72,7 @@ UNIFIED_ONLY_DEFAULTS = {
         "striking_max_position": 20,
         "striking_min_impressions": 50,
     },
+    # The approval rules (#36, docs/content-workflow.md "Review together"): off until a site
+    # turns them on, so that a site's workflow does not change under it.
+    "review": {"four_eyes": False, "client_approval": False},
 }

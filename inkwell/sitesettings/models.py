@@ -28,6 +28,8 @@ class SiteSettings(AccountOwnedModel):
     delays = models.JSONField(default=dict, blank=True)
     publishing = models.JSONField(default=dict, blank=True)
     performance = models.JSONField(default=dict, blank=True)
+    # The approval rules the site changed: four_eyes, client_approval (#36).
+    review = models.JSONField(default=dict, blank=True)
     testing_model = models.ForeignKey("system.AIModel", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     live_model = models.ForeignKey("system.AIModel", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     image_model = models.ForeignKey("system.AIModel", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")

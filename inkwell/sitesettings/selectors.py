@@ -126,6 +126,21 @@ class PerformanceSettings:
 
 
 @dataclass(frozen=True)
+class ReviewRules:
+    """A site's approval rules. ``four_eyes``: content is approved by someone other than the person
+    who last edited it. ``client_approval``: an approval through a review link, newer than the last
+    edit, comes before the team's own."""
+
+    four_eyes: bool
+    client_approval: bool
+
+    @property
+    def person_required(self) -> bool:
+        """Whether approving needs a person: then the automation never approves."""
+        return self.four_eyes or self.client_approval
+
+
+@dataclass(frozen=True)
 class EffectiveSiteSettings:
     """A site's settings as they apply: the defaults with the site's changes laid over them."""
 
@@ -136,6 +151,7 @@ class EffectiveSiteSettings:
     images: ImageSettings
     ai: AISettings
     performance: PerformanceSettings
+    review: ReviewRules
 
     def stage(self, number: int) -> StageSettings:
         return self.stages[number - 1]
@@ -157,13 +173,14 @@ def slot_with_end(value) -> dict:
 def _stored(row: SiteSettings | None) -> dict:
     """What a site saved, per section: ``{automation, stages, delays, publishing, ai}``."""
     if row is None:
-        return {"automation": {}, "stages": {}, "delays": {}, "publishing": {}, "ai": {}, "performance": {}}
+        return {"automation": {}, "stages": {}, "delays": {}, "publishing": {}, "ai": {}, "performance": {}, "review": {}}
     return {
         "automation": row.automation,
         "stages": row.stages,
         "delays": row.delays,
         "publishing": row.publishing,
         "performance": row.performance,
+        "review": row.review,
         "ai": {name: getattr(row, f"{field}_id") for name, field in AI_FIELDS.items() if getattr(row, f"{field}_id") is not None},
     }
 
@@ -191,6 +208,7 @@ def effective_from_row(row: SiteSettings | None) -> EffectiveSiteSettings:
         images=ImageSettings(**DEFAULT_SETTINGS["images"]),
         ai=AISettings(**overlay_defaults(UNIFIED_ONLY_DEFAULTS["ai"], saved["ai"])),
         performance=PerformanceSettings(**overlay_defaults(UNIFIED_ONLY_DEFAULTS["performance"], saved["performance"])),
+        review=ReviewRules(**overlay_defaults(UNIFIED_ONLY_DEFAULTS["review"], saved["review"])),
     )
 
 
@@ -255,6 +273,7 @@ def _unified(settings: EffectiveSiteSettings) -> dict:
             "image_model_id": settings.ai.image_model_id,
         },
         "performance_settings": dict(settings.performance.__dict__),
+        "review_rules": {"four_eyes": settings.review.four_eyes, "client_approval": settings.review.client_approval},
     }
 
 

@@ -295,12 +295,24 @@ class PerformanceSettingsInputSerializer(OptionalFieldsMixin, RejectUnknownField
     pass
 
 
+class ReviewRulesSerializer(serializers.Serializer):
+    four_eyes = serializers.BooleanField(help_text="Content is approved by someone other than the person who last edited it; the automation never approves.")
+    client_approval = serializers.BooleanField(
+        help_text="An approval through a review link, newer than the last edit, comes before the team's own; the automation never approves."
+    )
+
+
+class ReviewRulesInputSerializer(OptionalFieldsMixin, RejectUnknownFieldsMixin, ReviewRulesSerializer):
+    pass
+
+
 class UnifiedSettingsSerializer(serializers.Serializer):
     automation_config = AutomationConfigSerializer()
     publishing_settings = PublishingSettingsSerializer()
     stage_configs = StageConfigSerializer(many=True)
     ai_settings = AISettingsSerializer()
     performance_settings = PerformanceSettingsSerializer()
+    review_rules = ReviewRulesSerializer()
 
 
 class UnifiedSettingsInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
@@ -312,6 +324,7 @@ class UnifiedSettingsInputSerializer(RejectUnknownFieldsMixin, serializers.Seria
     stage_configs = serializers.ListField(child=StageConfigInputSerializer(), required=False, max_length=len(STAGE_NUMBERS))
     ai_settings = AISettingsInputSerializer(required=False)
     performance_settings = PerformanceSettingsInputSerializer(required=False)
+    review_rules = ReviewRulesInputSerializer(required=False)
 
     def validate(self, attrs):
         """A request may give a stage's value twice (``automation_config`` and ``stage_configs``), but not two different values."""

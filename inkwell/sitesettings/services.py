@@ -154,6 +154,8 @@ def unified_settings_update(*, site: Site, changes: dict, now: datetime | None =
             setattr(row, field, changes["ai_settings"][name])
     if "performance_settings" in changes:
         _apply_performance(row, changes["performance_settings"])
+    for name, value in changes.get("review_rules", {}).items():
+        _set(row.review, UNIFIED_ONLY_DEFAULTS["review"], name, value)
     row.save()
     return row
 
@@ -203,7 +205,7 @@ def publishing_settings_update(*, site: Site, values: dict) -> SiteSettings:
 def site_settings_reset(*, site: Site) -> SiteSettings:
     """Returns every setting of the site to the defaults (the row, and its id, stay)."""
     row = _locked_row(site)
-    row.automation, row.stages, row.delays, row.publishing, row.performance = {}, {}, {}, {}, {}
+    row.automation, row.stages, row.delays, row.publishing, row.performance, row.review = {}, {}, {}, {}, {}, {}
     row.testing_model = row.live_model = row.image_model = None
     row.next_run_at = next_scheduled_run(row=row, site=site, after=timezone.now())
     row.save()

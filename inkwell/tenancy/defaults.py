@@ -19,6 +19,7 @@ ROLES = [
     ("admin", "Everything but deleting the account and changing its owner."),
     ("editor", "Creates and changes content data on the sites granted to them; no users, keys or settings."),
     ("viewer", "Reads the sites granted to them; changes nothing."),
+    ("reviewer", "Reads the sites granted to them, comments on content and approves it or sends it back; edits and publishes nothing."),
 ]
 
 # Industry name -> (one-sentence description, {sector name: one-sentence description}).

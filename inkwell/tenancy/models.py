@@ -16,10 +16,15 @@ class RoleName(models.TextChoices):
     ADMIN = "admin", "Admin"
     EDITOR = "editor", "Editor"
     VIEWER = "viewer", "Viewer"
+    # Reads the sites granted to them, comments on and approves (or sends back) content; never
+    # edits or publishes (#36).
+    REVIEWER = "reviewer", "Reviewer"
 
 
 MANAGER_ROLES = frozenset({RoleName.OWNER, RoleName.ADMIN})
 CONTENT_WRITER_ROLES = frozenset({RoleName.OWNER, RoleName.ADMIN, RoleName.EDITOR})
+# Who may comment on content and approve it or request changes.
+CONTENT_REVIEWER_ROLES = CONTENT_WRITER_ROLES | {RoleName.REVIEWER}
 
 
 class Plan(models.Model):
@@ -99,7 +104,7 @@ class Subscription(models.Model):
 
 
 class Role(models.Model):
-    """The four roles (the spec's Group resource); rows are seeded by a data migration."""
+    """The roles (the spec's Group resource, and ``reviewer``); rows are seeded by data migrations."""
 
     name = models.CharField(max_length=20, choices=RoleName.choices, unique=True)
     description = models.CharField(max_length=255)

@@ -7,6 +7,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.text import slugify
 
+from inkwell.crypto import EncryptedTextField
 from inkwell.planner.models import Cluster, ContentIdea
 from inkwell.tenancy.models import AccountOwnedModel, Sector, Site
 
@@ -119,6 +120,11 @@ class Content(AccountOwnedModel):
     published_at = models.DateTimeField(null=True, blank=True)
     external_id = models.CharField(max_length=100, blank=True)
     external_url = models.URLField(max_length=500, blank=True)
+    # Who last changed the title, body or meta fields, and when (None: written by the AI, or
+    # never changed by a person). The four-eyes rule compares an approver with this person, and
+    # a client's approval counts only when it is newer than the last edit.
+    last_edited_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    last_edited_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -258,3 +264,129 @@ class ContentRefresh(AccountOwnedModel):
 
     def __str__(self):
         return self.title
+# Review together (#36): comments, review links for people without an account, approvals.
+
+
+class ReviewLink(AccountOwnedModel):
+    """A link that opens one content's preview and comments without signing in.
+
+    The URL carries a random secret, signed. A link is found by the secret's SHA-256
+    (``token_hash``); the token itself is kept encrypted (``token``), so that the editor can copy
+    the link again and a copy of the database alone opens nothing. It expires at ``expires_at``
+    and stops at ``revoked_at``; a passcode, when set, is kept as a password hash.
+    """
+
+    content = models.ForeignKey(Content, on_delete=models.CASCADE, related_name="review_links")
+    token_hash = models.CharField(max_length=64, unique=True)
+    token = EncryptedTextField()
+    passcode_hash = models.CharField(max_length=200, blank=True)
+    expires_at = models.DateTimeField()
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    site_field: ClassVar[str | None] = "content__site"
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["content", "-created_at"], name="review_link_content_recent")]
+
+    @property
+    def has_passcode(self) -> bool:
+        return bool(self.passcode_hash)
+
+
+class ContentComment(AccountOwnedModel):
+    """A comment on a content: on the whole article, or on a passage (``anchor_quote`` at
+    ``anchor_start``..``anchor_end`` of the article's visible text). A reply names its ``parent``
+    (a thread is one level deep: a reply to a reply joins its parent's thread).
+
+    ``author`` is the team member who wrote it; a comment made through a review link has no
+    author but the ``author_name`` its writer gave and the ``review_link``. ``outdated``: the
+    passage it was on is gone from the article (the quote is kept).
+    """
+
+    content = models.ForeignKey(Content, on_delete=models.CASCADE, related_name="comments")
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE, related_name="replies")
+    body = models.TextField()
+    anchor_quote = models.TextField(blank=True)
+    anchor_start = models.PositiveIntegerField(null=True, blank=True)
+    anchor_end = models.PositiveIntegerField(null=True, blank=True)
+    outdated = models.BooleanField(default=False)
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    author_name = models.CharField(max_length=100)
+    review_link = models.ForeignKey(ReviewLink, null=True, blank=True, on_delete=models.SET_NULL, related_name="comments")
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    resolved_by_name = models.CharField(max_length=100, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    site_field: ClassVar[str | None] = "content__site"
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        indexes = [models.Index(fields=["content", "created_at"], name="comment_content_created")]
+
+    @property
+    def anchored(self) -> bool:
+        return bool(self.anchor_quote)
+
+
+class CommentMention(AccountOwnedModel):
+    """A teammate @mentioned in a comment, and how they were told (per their preferences)."""
+
+    comment = models.ForeignKey(ContentComment, on_delete=models.CASCADE, related_name="mentions")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    notified_in_app = models.BooleanField(default=False)
+    emailed = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    site_field: ClassVar[str | None] = "comment__content__site"
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [models.UniqueConstraint(fields=["comment", "user"], name="mention_once_per_comment")]
+
+
+class CommentReadMarker(AccountOwnedModel):
+    """Until when one person has read a content's comments: newer comments by others are unread to them."""
+
+    content = models.ForeignKey(Content, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    read_at = models.DateTimeField()
+
+    site_field: ClassVar[str | None] = "content__site"
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "content"], name="comment_read_once_per_person")]
+
+
+class ReviewStep(models.TextChoices):
+    TEAM = "team", "Team"
+    CLIENT = "client", "Client (review link)"
+
+
+class ReviewDecision(models.TextChoices):
+    APPROVED = "approved", "Approved"
+    CHANGES_REQUESTED = "changes_requested", "Changes requested"
+
+
+class ContentApproval(AccountOwnedModel):
+    """One decision on a content: who (a team member, or the name given on a review link), when,
+    at which step, and what they decided."""
+
+    content = models.ForeignKey(Content, on_delete=models.CASCADE, related_name="approvals")
+    step = models.CharField(max_length=10, choices=ReviewStep.choices)
+    decision = models.CharField(max_length=20, choices=ReviewDecision.choices)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    reviewer_name = models.CharField(max_length=100)
+    review_link = models.ForeignKey(ReviewLink, null=True, blank=True, on_delete=models.SET_NULL, related_name="approvals")
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    site_field: ClassVar[str | None] = "content__site"
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["content", "step", "-created_at"], name="approval_content_step_recent")]

@@ -81,3 +81,8 @@ def plain_text(value: str) -> str:
             break
         text = stripped
     return _WHITESPACE.sub(" ", text).strip()
+
+
+def article_text(html: str) -> str:
+    """The article's visible text, one line per block: what a comment's anchor offsets count in."""
+    return "\n".join(block.text for block in blocks(html))

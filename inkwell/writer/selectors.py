@@ -1,15 +1,22 @@
 """Reads of the writer that more than one interface asks for."""
 
 import difflib
+import hashlib
 
-from django.db.models import QuerySet
+from django.contrib.auth.hashers import check_password
+from django.core import signing
+from django.db.models import BooleanField, Case, F, Prefetch, QuerySet, Subquery, Value, When
+from django.utils import timezone
 from rest_framework.exceptions import ValidationError
 
 from inkwell.ai.types import ArticleDraft
 from inkwell.billing.services import cost_of
 from inkwell.system.selectors import content_settings, integration_settings
-from inkwell.tenancy.models import Account
-from inkwell.writer.models import Content, ContentRevision, ImageType, Task
+from inkwell.tenancy.models import Account, User
+from inkwell.writer.models import CommentMention, CommentReadMarker, Content, ContentApproval, ContentComment, ContentRevision, ImageType, ReviewLink, Task
+
+# The salt of review links' signatures (``services.review_link_create`` signs with it).
+REVIEW_LINK_SALT = "inkwell.writer.review-link"
 
 DIFFED_FIELDS = ("title", "meta_title", "meta_description", "html")
 
@@ -93,3 +100,72 @@ def article_of(content: Content) -> ArticleDraft:
         html=content.html,
         word_count=content.word_count,
     )
+
+
+# Review together (#36)
+
+
+def comments_of(*, account: Account, content: Content, reader: User | None = None) -> QuerySet:
+    """The content's comments in the order they were written, with their mentions and, for
+    ``reader``, ``unread``: written by someone else after the reader last read them."""
+    comments = (
+        ContentComment.objects.for_account(account)
+        .filter(content=content)
+        .select_related("author")
+        .prefetch_related(Prefetch("mentions", queryset=CommentMention.objects.for_account(account).select_related("user")))
+        .order_by("created_at", "id")
+    )
+    if reader is None:
+        return comments.annotate(unread=Value(False))
+    read_at = CommentReadMarker.objects.for_account(account).filter(content=content, user=reader).values("read_at")[:1]
+    return comments.annotate(
+        reader_read_at=Subquery(read_at),
+        unread=Case(
+            When(author_id=reader.pk, then=Value(False)),
+            When(reader_read_at__isnull=True, then=Value(True)),
+            When(created_at__gt=F("reader_read_at"), then=Value(True)),
+            default=Value(False),
+            output_field=BooleanField(),
+        ),
+    )
+
+
+def unread_comment_count(*, account: Account, content: Content, reader: User) -> int:
+    return comments_of(account=account, content=content, reader=reader).filter(unread=True).count()
+
+
+def review_links_of(*, account: Account, content: Content) -> QuerySet:
+    return ReviewLink.objects.for_account(account).filter(content=content).order_by("-created_at", "-id")
+
+
+def approvals_of(*, account: Account, content: Content) -> QuerySet:
+    return ContentApproval.objects.for_account(account).filter(content=content).order_by("-created_at", "-id")
+
+
+class ReviewLinkUnknown(Exception):
+    """No link has this token (never made, or tampered with): the page is not found."""
+
+
+class ReviewLinkEnded(Exception):
+    """The link was revoked or has expired: the page is gone."""
+
+
+def review_link_for_token(*, token: str) -> ReviewLink:
+    """The link a review URL's token names, with its content and site. A token whose signature
+    does not hold is unknown without a query; a revoked or expired link has ended."""
+    try:
+        secret = signing.Signer(salt=REVIEW_LINK_SALT, sep=".").unsign(token)
+    except signing.BadSignature:
+        raise ReviewLinkUnknown() from None
+    token_hash = hashlib.sha256(secret.encode()).hexdigest()
+    # A public address: no account to scope by until the link is found by its secret.
+    link = ReviewLink.dangerously_unscoped.filter(token_hash=token_hash).select_related("content__site", "content__account").first()
+    if link is None:
+        raise ReviewLinkUnknown()
+    if link.revoked_at is not None or link.expires_at <= timezone.now():
+        raise ReviewLinkEnded()
+    return link
+
+
+def review_link_passcode_holds(*, link: ReviewLink, passcode: str) -> bool:
+    return bool(link.passcode_hash) and check_password(passcode, link.passcode_hash)

@@ -1,27 +1,56 @@
 """Writes of the writer domain: tasks, content and its workflow, schedules and taxonomies."""
 
+import hashlib
+import re
+import secrets
+from datetime import datetime, timedelta
+
+from django.contrib.auth.hashers import make_password
+from django.core import signing
 from django.db import models, transaction
 from django.db.models import Max, QuerySet
 from django.utils import timezone
 from django.utils.text import slugify
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import PermissionDenied, ValidationError
 
-from inkwell.api.exceptions import Conflict, StateConflict
+from inkwell.api.exceptions import BusinessRuleViolation, Conflict, StateConflict
 from inkwell.billing.services import cost_of, reserve, reserve_for_job
 from inkwell.jobs.models import Job
 from inkwell.jobs.services import start_job
 from inkwell.notifications import events
 from inkwell.planner.models import ContentIdea, IdeaStatus
 from inkwell.planner.services import INSERT_BATCH_SIZE, TaskSkipReason
+from inkwell.sitesettings.selectors import effective_settings
 from inkwell.system.selectors import content_settings
-from inkwell.tenancy.models import Account, Sector, Site, User
+from inkwell.tenancy.models import MANAGER_ROLES, Account, Sector, Site, SiteUserAccess, User, canonical_email
 from inkwell.tenancy.serializers import REQUIRED, SECTOR_NOT_IN_SITE
 from inkwell.webhooks import services as webhooks
 from inkwell.webhooks.models import EventType
 from inkwell.writer import selectors
-from inkwell.writer.models import Content, ContentRefresh, ContentRevision, ContentStatus, RefreshSendStatus, SiteStatus, Image, ImageStatus, ImageType, Task, TaskStatus, Taxonomy, TaxonomyType
+from inkwell.writer.models import (
+    CommentMention,
+    CommentReadMarker,
+    Content,
+    ContentApproval,
+    ContentComment,
+    ContentRefresh,
+    ContentRevision,
+    ContentStatus,
+    Image,
+    ImageStatus,
+    ImageType,
+    RefreshSendStatus,
+    ReviewDecision,
+    ReviewLink,
+    ReviewStep,
+    SiteStatus,
+    Task,
+    TaskStatus,
+    Taxonomy,
+    TaxonomyType,
+)
 from inkwell.writer.overlaps import flag_new_tasks
-from inkwell.writer.sanitize import clean_html, plain_text, visible_word_count
+from inkwell.writer.sanitize import article_text, clean_html, plain_text, visible_word_count
 from inkwell.writer.selectors import IMAGE_GENERATION, PROMPT_EXTRACTION, image_count, image_settings
 from inkwell.writer.signals import content_approved
 
@@ -241,7 +270,10 @@ def content_update(*, account: Account, content: Content, user: User | None, **f
 
     The body is sanitised and its words counted again; ``status`` may only follow ``TRANSITIONS``
     (409 otherwise); a change of the title, body or meta fields keeps the previous version as a
-    ``ContentRevision``; entering ``review`` raises ``content_ready_review``.
+    ``ContentRevision`` and makes ``user`` the last editor; entering ``review`` raises
+    ``content_ready_review``; entering ``approved`` follows the site's approval rules
+    (``check_approval_rules``) and records the approval; a new body moves the comments anchored
+    to its passages along (``reanchor_comments``).
     """
     current = Content.objects.for_account(account).select_for_update().get(pk=content.pk)
     sector = fields.get("sector")
@@ -256,7 +288,9 @@ def content_update(*, account: Account, content: Content, user: User | None, **f
     taxonomies = fields.pop("taxonomies", None)
     _check_taxonomies_of_site(taxonomies, current.site_id)
 
-    if any(name in fields and fields[name] != getattr(current, name) for name in REVISED_FIELDS):
+    edited = any(name in fields and fields[name] != getattr(current, name) for name in REVISED_FIELDS)
+    body_changed = "html" in fields and fields["html"] != current.html
+    if edited:
         ContentRevision.objects.create(
             account=account,
             content=current,
@@ -276,11 +310,20 @@ def content_update(*, account: Account, content: Content, user: User | None, **f
         changed.append("taxonomies")
     for name, value in fields.items():
         setattr(current, name, value)
+    if edited:
+        current.last_edited_by, current.last_edited_at = user, timezone.now()
+    if entering_approved:
+        check_approval_rules(content=current, approver=user)
+        ContentApproval.objects.create(
+            account=account, content=current, step=ReviewStep.TEAM, decision=ReviewDecision.APPROVED, user=user, reviewer_name=display_name(user)[:REVIEWER_NAME_MAX_LENGTH]
+        )
     current.status = status
     current.word_count = visible_word_count(current.html)
     current.save()
     if taxonomies is not None:
         current.taxonomies.set(taxonomies)
+    if body_changed:
+        reanchor_comments(content=current)
     if entering_review:
         _notify_ready_for_review(account, current)
     # Outbound webhooks: written to the outbox in this transaction, so only a committed change is sent.
@@ -586,6 +629,242 @@ def refresh_create(
     )
 
 
+# Review together (#36): comments, mentions, approvals and review links.
+
+COMMENT_MAX_LENGTH = 5000
+REVIEWER_NAME_MAX_LENGTH = 100
+REVIEW_LINK_DAYS = 14
+REVIEW_LINK_MAX_DAYS = 90
+REVIEW_LINK_SALT = selectors.REVIEW_LINK_SALT
+# "@" then an e-mail address of a teammate: @jane@example.com.
+MENTION = re.compile(r"(?<![\w.+-])@([\w.+-]+@[\w-]+(?:\.[\w-]+)+)")
+QUOTE_NOT_FOUND = "This passage is not in the article; select it again"
+FOUR_EYES = "This site's four-eyes rule: someone other than the article's last editor approves it"
+FOUR_EYES_NEEDS_PERSON = "This site's four-eyes rule: a person approves the article"
+CLIENT_APPROVAL_FIRST = "This site asks the client to approve first: through a review link, after the article's last edit"
+
+
+def display_name(user: User | None) -> str:
+    if user is None:
+        return "Automation"
+    return f"{user.first_name} {user.last_name}".strip() or user.email
+
+
+def _normalized(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def locate_quote(*, text: str, quote: str, near: int) -> tuple[int, int] | None:
+    """Where ``quote`` is in ``text``: its occurrence nearest to ``near``, as (start, end); None
+    when the text no longer holds it. Runs of white space match any run of white space, since the
+    article's lines and a browser's selection break differently."""
+    words = [re.escape(word) for word in quote.split()]
+    if not words:
+        return None
+    spans = [match.span() for match in re.finditer(r"\s+".join(words), text)]
+    if not spans:
+        return None
+    return min(spans, key=lambda span: (abs(span[0] - near), span[0]))
+
+
+def reanchor_comments(*, content: Content) -> None:
+    """After the body changed: every anchored comment follows its passage to where it is now (the
+    occurrence nearest to where it was), or is marked outdated, its quote kept. A passage that
+    comes back (an edit undone, a revision restored) makes its comment current again."""
+    text = article_text(content.html)
+    for comment in ContentComment.objects.for_account(content.account_id).filter(content=content, parent__isnull=True).exclude(anchor_quote=""):
+        span = locate_quote(text=text, quote=comment.anchor_quote, near=comment.anchor_start or 0)
+        if span is None:
+            changed = {"outdated": True}
+        else:
+            changed = {"outdated": False, "anchor_start": span[0], "anchor_end": span[1]}
+        if any(getattr(comment, name) != value for name, value in changed.items()):
+            ContentComment.objects.for_account(content.account_id).filter(pk=comment.pk).update(**changed)
+
+
+def _mentioned_users(account: Account, content: Content, body: str, author: User | None) -> list[User]:
+    """Teammates named ``@email`` in ``body`` who may see the content's site (the author aside)."""
+    emails = {canonical_email(match) for match in MENTION.findall(body)}
+    if not emails:
+        return []
+    users = list(User.objects.for_account(account).filter(email__in=emails, is_active=True).select_related("role").order_by("id"))
+    granted = set(SiteUserAccess.objects.for_account(account).filter(site_id=content.site_id, user__in=users).values_list("user_id", flat=True))
+    return [
+        user
+        for user in users
+        if (author is None or user.pk != author.pk) and user.role_id is not None and (user.role_name in MANAGER_ROLES or user.pk in granted)
+    ]
+
+
+def _mention(account: Account, content: Content, comment: ContentComment, author: User | None, origin: str) -> None:
+    for user in _mentioned_users(account, content, comment.body, author):
+        delivery = events.mentioned_in_comment(
+            account=account,
+            site=content.site,
+            user=user,
+            content_id=content.pk,
+            content_title=content.title,
+            comment_id=comment.pk,
+            author_name=comment.author_name,
+            excerpt=comment.body[:300],
+            origin=origin,
+        )
+        CommentMention.objects.create(account=account, comment=comment, user=user, notified_in_app=delivery.in_app, emailed=delivery.emailed)
+
+
+@transaction.atomic
+def comment_create(
+    *,
+    account: Account,
+    content: Content,
+    body: str,
+    user: User | None = None,
+    reviewer_name: str = "",
+    review_link: ReviewLink | None = None,
+    anchor: dict | None = None,
+    parent: ContentComment | None = None,
+    origin: str = "",
+) -> ContentComment:
+    """A comment on ``content`` by a team member (``user``) or through ``review_link`` under the
+    name its writer gave (``reviewer_name``).
+
+    ``anchor`` ``{quote, start, end}`` puts it on a passage: the quote must be in the article's
+    visible text, and the comment is placed on its occurrence nearest to ``start`` (400 when it is
+    nowhere). ``parent`` makes it a reply (a reply to a reply joins the same thread; a reply has
+    no anchor of its own). A team member's ``@email`` mentions of teammates who may see the site
+    notify them (``events.mentioned_in_comment``) and are recorded with how they were told.
+    """
+    body = (body or "").strip()
+    if not body:
+        raise ValidationError({"body": [REQUIRED]})
+    if user is None and not (reviewer_name := plain_text(reviewer_name)[:REVIEWER_NAME_MAX_LENGTH]):
+        raise ValidationError({"name": [REQUIRED]})
+    if parent is not None:
+        if parent.content_id != content.pk:
+            raise ValidationError({"parent_id": ["The comment replied to must be on the same content"]})
+        if anchor:
+            raise ValidationError({"anchor": ["A reply is on its thread's passage; it has no anchor of its own"]})
+        parent = parent.parent or parent
+    fields = {}
+    if anchor:
+        quote = _normalized(anchor["quote"])
+        span = locate_quote(text=article_text(content.html), quote=quote, near=anchor.get("start") or 0)
+        if span is None:
+            raise ValidationError({"anchor.quote": [QUOTE_NOT_FOUND]})
+        fields = {"anchor_quote": quote, "anchor_start": span[0], "anchor_end": span[1]}
+    comment = ContentComment.objects.create(
+        account=account,
+        content=content,
+        parent=parent,
+        body=body,
+        author=user,
+        author_name=display_name(user)[:REVIEWER_NAME_MAX_LENGTH] if user is not None else reviewer_name,
+        review_link=review_link,
+        **fields,
+    )
+    if user is not None:
+        _mention(account, content, comment, user, origin)
+    return comment
+
+
+@transaction.atomic
+def comment_update(*, account: Account, comment: ContentComment, user: User, body: str | None = None, resolved: bool | None = None) -> ContentComment:
+    """A team member edits a comment's text (only its author may: 403 otherwise) or resolves or
+    reopens its thread (anyone who may comment). Resolving records who and when."""
+    if body is not None:
+        if comment.author_id != user.pk:
+            raise PermissionDenied("Only the author of a comment may change its text")
+        body = body.strip()
+        if not body:
+            raise ValidationError({"body": [REQUIRED]})
+        comment.body = body
+    if resolved is not None:
+        if comment.parent_id is not None:
+            raise ValidationError({"resolved": ["Resolve the thread: the first comment, not a reply"]})
+        if resolved and comment.resolved_at is None:
+            comment.resolved_at, comment.resolved_by, comment.resolved_by_name = timezone.now(), user, display_name(user)[:REVIEWER_NAME_MAX_LENGTH]
+        elif not resolved:
+            comment.resolved_at, comment.resolved_by, comment.resolved_by_name = None, None, ""
+    comment.save()
+    return comment
+
+
+def comment_delete(*, comment: ContentComment, user: User) -> None:
+    """A comment is deleted by its author, or by an owner or admin (a thread goes with its first comment)."""
+    if comment.author_id != user.pk and user.role_name not in MANAGER_ROLES:
+        raise PermissionDenied("Only the author of a comment, an owner or an admin may delete it")
+    comment.delete()
+
+
+def comments_mark_read(*, account: Account, content: Content, user: User) -> None:
+    """Everything on ``content`` so far is read by ``user``."""
+    CommentReadMarker.objects.for_account(account).update_or_create(account=account, content=content, user=user, defaults={"read_at": timezone.now()})
+
+
+# Approvals
+
+
+def check_approval_rules(*, content: Content, approver: User | None) -> None:
+    """The site's approval rules (``sitesettings`` ``review``), before the team approves: four eyes
+    (the approver is a person other than the last editor) and the client's approval first (through
+    a review link, newer than the last edit). 422 naming the rule otherwise."""
+    rules = effective_settings(site=content.site).review
+    if rules.four_eyes:
+        if approver is None:
+            raise BusinessRuleViolation({"status": [FOUR_EYES_NEEDS_PERSON]}, error=FOUR_EYES_NEEDS_PERSON, code="four_eyes")
+        if content.last_edited_by_id == approver.pk:
+            raise BusinessRuleViolation({"status": [FOUR_EYES]}, error=FOUR_EYES, code="four_eyes")
+    if rules.client_approval:
+        latest = ContentApproval.objects.for_account(content.account_id).filter(content=content, step=ReviewStep.CLIENT).order_by("-created_at", "-id").first()
+        current = latest is not None and latest.decision == ReviewDecision.APPROVED and (content.last_edited_at is None or latest.created_at >= content.last_edited_at)
+        if not current:
+            raise BusinessRuleViolation({"status": [CLIENT_APPROVAL_FIRST]}, error=CLIENT_APPROVAL_FIRST, code="client_approval_required")
+
+
+def content_approve(*, account: Account, content: Content, user: User | None) -> Content:
+    """The team approves (review → approved), under the site's rules; recorded with who and when."""
+    return content_update(account=account, content=content, user=user, status=ContentStatus.APPROVED)
+
+
+@transaction.atomic
+def content_request_changes(*, account: Account, content: Content, user: User, note: str = "") -> Content:
+    """The team sends content in review back to draft, recorded with who, when and why."""
+    content = content_update(account=account, content=content, user=user, status=ContentStatus.DRAFT)
+    ContentApproval.objects.create(
+        account=account, content=content, step=ReviewStep.TEAM, decision=ReviewDecision.CHANGES_REQUESTED, user=user, reviewer_name=display_name(user)[:100], note=note
+    )
+    return content
+
+
+# Review links
+
+
+def review_link_token_hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+@transaction.atomic
+def review_link_create(*, account: Account, content: Content, user: User | None, expires_at: datetime | None = None, passcode: str = "") -> ReviewLink:
+    """A signed, expiring link to ``content`` alone (``REVIEW_LINK_DAYS`` unless ``expires_at``
+    says otherwise, at most ``REVIEW_LINK_MAX_DAYS``), optionally behind a passcode."""
+    now = timezone.now()
+    expires_at = expires_at or now + timedelta(days=REVIEW_LINK_DAYS)
+    if expires_at <= now:
+        raise ValidationError({"expires_at": ["The expiry must be in the future"]})
+    if expires_at > now + timedelta(days=REVIEW_LINK_MAX_DAYS):
+        raise ValidationError({"expires_at": [f"A review link lasts at most {REVIEW_LINK_MAX_DAYS} days"]})
+    secret = secrets.token_urlsafe(32)
+    return ReviewLink.objects.create(
+        account=account,
+        content=content,
+        token_hash=review_link_token_hash(secret),
+        token=signing.Signer(salt=REVIEW_LINK_SALT, sep=".").sign(secret),
+        passcode_hash=make_password(passcode) if passcode else "",
+        expires_at=expires_at,
+        created_by=user,
+    )
+
+
 @transaction.atomic
 def refresh_update(*, account: Account, refresh: ContentRefresh, user: User | None, **fields) -> ContentRefresh:
     """Changes a refresh's text and moves it through review like a draft (``TRANSITIONS``; 409
@@ -617,3 +896,37 @@ def check_refresh_sendable(*, refresh: ContentRefresh) -> None:
     """The editorial gate for refreshes: only an approved refresh goes to the CMS."""
     if refresh.status != ContentStatus.APPROVED:
         raise StateConflict({"status": [f"Only an approved refresh can be sent or scheduled; this one is {refresh.status}: approve it first"]})
+
+
+def review_link_revoke(*, link: ReviewLink) -> ReviewLink:
+    """The link stops working now (its address answers 410); revoking twice changes nothing."""
+    if link.revoked_at is None:
+        link.revoked_at = timezone.now()
+        link.save(update_fields=["revoked_at"])
+    return link
+
+
+@transaction.atomic
+def review_link_decide(*, link: ReviewLink, reviewer_name: str, decision: str, note: str = "") -> ContentApproval:
+    """Someone who opened ``link`` approves its content or requests changes, under the name they
+    gave. Recorded as the client's step (the content's status is the team's to move), and the
+    team is told (``review_decision``)."""
+    reviewer_name = plain_text(reviewer_name)[:REVIEWER_NAME_MAX_LENGTH]
+    if not reviewer_name:
+        raise ValidationError({"name": [REQUIRED]})
+    if decision not in ReviewDecision.values:
+        raise ValidationError({"decision": ["Invalid decision"]})
+    content = link.content
+    approval = ContentApproval.objects.create(
+        account_id=link.account_id,
+        content=content,
+        step=ReviewStep.CLIENT,
+        decision=decision,
+        reviewer_name=reviewer_name,
+        review_link=link,
+        note=(note or "").strip()[:COMMENT_MAX_LENGTH],
+    )
+    events.review_decided(
+        account=content.account, site=content.site, content_id=content.pk, content_title=content.title, reviewer_name=reviewer_name, decision=decision, note=approval.note[:300]
+    )
+    return approval

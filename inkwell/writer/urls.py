@@ -1,8 +1,10 @@
 """Mounted at /api/v1/writer/ (inkwell/api/urls.py)."""
 
+from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from inkwell.writer import image_views, refresh_views, views
+from inkwell.tenancy.permissions import ALL_ROLES
+from inkwell.writer import image_views, refresh_views, review_views, views
 
 router = SimpleRouter()
 router.register("tasks", views.TaskViewSet, basename="writer-task")
@@ -11,4 +13,15 @@ router.register("taxonomies", views.TaxonomyViewSet, basename="writer-taxonomy")
 router.register("images", image_views.ImageViewSet, basename="writer-image")
 router.register("refreshes", refresh_views.RefreshViewSet, basename="writer-refresh")
 
-urlpatterns = router.urls
+# Review together (#36, contract section 12): rows of one content, under it.
+comments = review_views.CommentViewSet
+links = review_views.ReviewLinkViewSet
+review_urlpatterns = [
+    path("content/<int:content_pk>/comments/", comments.as_view({"get": "list", "post": "create"}), name="writer-comment-list"),
+    path("content/<int:content_pk>/comments/read/", comments.as_view({"post": "read"}, write_roles=ALL_ROLES), name="writer-comment-read"),
+    path("content/<int:content_pk>/comments/<int:pk>/", comments.as_view({"patch": "partial_update", "delete": "destroy"}), name="writer-comment-detail"),
+    path("content/<int:content_pk>/review_links/", links.as_view({"get": "list", "post": "create"}), name="writer-review-link-list"),
+    path("content/<int:content_pk>/review_links/<int:pk>/", links.as_view({"delete": "destroy"}), name="writer-review-link-detail"),
+]
+
+urlpatterns = review_urlpatterns + router.urls

@@ -17,6 +17,8 @@ from inkwell.planner.overlaps import competing_pairs
 from inkwell.planner.views import PlannerViewSet
 from inkwell.tenancy.access import restrict_to_accessible_sites
 from inkwell.tenancy.viewsets import AccountScopedViewSet
+from inkwell.tenancy.models import CONTENT_REVIEWER_ROLES, CONTENT_WRITER_ROLES
+from inkwell.writer import review_serializers as review_s
 from inkwell.writer import serializers as s
 from inkwell.writer import overlaps, selectors, services
 from inkwell.writer.filters import ContentFilter, TaskFilter, TaxonomyFilter
@@ -28,6 +30,8 @@ from inkwell.writer.models import Content, Task, Taxonomy
 class WriterViewSet(AccountScopedViewSet):
     module = "writer"
     throttle_scope = "content"
+    # Owners, admins and editors change writer data; an action may widen it (reviewers approve).
+    write_roles = CONTENT_WRITER_ROLES
 
 
 @extend_schema(tags=["writer"])
@@ -138,6 +142,30 @@ class ContentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, WriterVie
         the images (``ai_prompts_*``, ``ai_images_*``). ``image_type``: featured or in_article."""
         return generate_images_response(request, self.get_object())
 
+    @extend_schema(request=None, responses={200: s.ContentSerializer, 422: ErrorEnvelopeSerializer})
+    @action(detail=True, methods=["post"], write_roles=CONTENT_REVIEWER_ROLES)
+    def approve(self, request, pk=None):
+        """Approves content in review (review → approved), as owners, admins, editors and reviewers
+        may, under the site's approval rules: four eyes (someone other than the last editor; 422
+        ``four_eyes``) and the client's approval first (through a review link after the last edit;
+        422 ``client_approval_required``). Recorded with who and when (``approvals``)."""
+        content = services.content_approve(account=request.account, content=self.get_object(), user=request.user)
+        return ok(s.ContentSerializer(content).data)
+
+    @extend_schema(request=review_s.RequestChangesInputSerializer, responses={200: s.ContentSerializer})
+    @action(detail=True, methods=["post"], write_roles=CONTENT_REVIEWER_ROLES)
+    def request_changes(self, request, pk=None):
+        """Sends content in review back to draft, with an optional ``note``; recorded with who and when."""
+        note = validated(review_s.RequestChangesInputSerializer, request).get("note", "")
+        content = services.content_request_changes(account=request.account, content=self.get_object(), user=request.user, note=note)
+        return ok(s.ContentSerializer(content).data)
+
+    @extend_schema(request=None, responses={200: review_s.ApprovalSerializer(many=True)})
+    @action(detail=True, methods=["get"], filter_backends=[])
+    def approvals(self, request, pk=None):
+        """Every decision on the content, newest first: the team's and those made through review links."""
+        approvals = selectors.approvals_of(account=request.account, content=self.get_object())
+        return self.get_paginated_response(review_s.ApprovalSerializer(self.paginate_queryset(approvals), many=True).data)
 
 
 @extend_schema(tags=["writer"])

@@ -345,3 +345,35 @@ def test_when_the_credits_run_out_mid_stage_the_stage_stops_and_the_refused_item
     assert Job.objects.for_account(tenant.account).filter(kind="writer.generate_content").count() == 2
     assert AutomationLog.objects.for_account(tenant.account).filter(run=run, event="stage_failed", stage=4).exists()
     assert_ledger_consistent(tenant.account)
+
+
+@pytest.mark.parametrize("rule", ["four_eyes", "client_approval"])
+def test_auto_approval_approves_nothing_where_the_sites_rules_ask_for_a_person(small_site, eager_jobs, rule):
+    """#36: with four eyes or the client's approval first, a person approves; the automation
+    takes every article to review and stops there."""
+    from inkwell.sitesettings.services import unified_settings_update
+
+    tenant = small_site
+    automation_settings(tenant.site, publishing={"auto_approval_enabled": True})
+    unified_settings_update(site=tenant.site, changes={"review_rules": {rule: True}})
+
+    run = start(tenant, eager_jobs)
+
+    contents = Content.objects.for_account(tenant.account)
+    assert contents.count() > 0
+    assert set(contents.values_list("status", flat=True)) == {"review"}
+    assert not AutomationLog.objects.for_account(tenant.account).filter(run=run, stage=7, event="item_approved").exists()
+
+
+def test_auto_approval_where_no_person_is_required_is_recorded_as_the_automations(small_site, eager_jobs):
+    from inkwell.writer.models import ContentApproval
+
+    tenant = small_site
+    automation_settings(tenant.site, publishing={"auto_approval_enabled": True})
+
+    start(tenant, eager_jobs)
+
+    approved = Content.objects.for_account(tenant.account).filter(status="approved").count()
+    approvals = ContentApproval.objects.for_account(tenant.account)
+    assert approved > 0 and approvals.count() == approved
+    assert set(approvals.values_list("step", "decision", "reviewer_name")) == {("team", "approved", "Automation")}

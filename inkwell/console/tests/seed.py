@@ -17,7 +17,22 @@ from inkwell.notifications.models import Notification
 from inkwell.planner.models import Cluster, ContentIdea, Keyword
 from inkwell.publishing.models import PublishingRecord, PublishStatus, PublishTrigger
 from inkwell.tenancy.models import IndustrySector, Sector, Site, User
-from inkwell.writer.models import Content, ContentRefresh, ContentRevision, ContentStatus, Image, ImageStatus, SiteStatus, Task
+from inkwell.writer.models import (
+    CommentMention,
+    Content,
+    ContentApproval,
+    ContentComment,
+    ContentRefresh,
+    ContentRevision,
+    ContentStatus,
+    Image,
+    ImageStatus,
+    ReviewDecision,
+    ReviewStep,
+    SiteStatus,
+    Task,
+)
+from inkwell.writer.services import review_link_create
 
 BODY = "<h2>Why it matters</h2><p>{title} helps a team decide faster. Compare the options side by side.</p>" * 6
 
@@ -68,6 +83,19 @@ def seed_site(site: Site, owner: User, rows: int, *, industry_sector: IndustrySe
         (ContentRevision(account=account, content=content, title=f"Article 0 v{n}", html=BODY.format(title=f"v{n}"), status="draft", created_by=owner) for n in range(rows)),
         batch_size=500,
     )
+    # Review together (#36): threads with replies and mentions, decisions and review links on the first article.
+    threads = ContentComment.objects.bulk_create(
+        ContentComment(account=account, content=content, body=f"Comment {n}", author=owner, author_name=owner.email, anchor_quote="Article" if n % 2 else "") for n in range(rows)
+    )
+    ContentComment.objects.bulk_create(
+        ContentComment(account=account, content=content, parent=thread, body="Reply", author_name="Client") for thread in threads
+    )
+    CommentMention.objects.bulk_create(CommentMention(account=account, comment=thread, user=owner, notified_in_app=True) for thread in threads)
+    ContentApproval.objects.bulk_create(
+        ContentApproval(account=account, content=content, step=ReviewStep.CLIENT, decision=ReviewDecision.APPROVED, reviewer_name=f"Client {n}") for n in range(rows)
+    )
+    for _ in range(min(rows, 20)):
+        review_link_create(account=account, content=content, user=owner)
     images = Image.objects.bulk_create(
         Image(account=account, site=site, content=content, position=n, prompt=f"Prompt {n}", alt_text=f"Image {n}", status=ImageStatus.GENERATED, width=1024, height=1024)
         for n in range(3)
@@ -169,6 +197,7 @@ def console_pages(seeded: SeededSite) -> dict[str, str]:
         "content-list": f"/app/sites/{site_id}/content/",
         "content": f"/app/content/{seeded.content.pk}/",
         "revisions": f"/app/content/{seeded.content.pk}/revisions/",
+        "content-review": f"/app/content/{seeded.content.pk}/review/",
         "job": f"/app/jobs/{seeded.job.pk}/",
         "automation": f"/app/sites/{site_id}/automation/",
         "automation-runs": f"/app/sites/{site_id}/automation/runs/",

@@ -25,6 +25,7 @@ ROLE_HINTS = {
     RoleName.ADMIN: "Everything but the owners: people, sites, settings, keys.",
     RoleName.EDITOR: "Plans, writes and publishes on the sites granted, and changes their settings.",
     RoleName.VIEWER: "Reads the sites granted; changes nothing.",
+    RoleName.REVIEWER: "Reads the sites granted, comments on articles and approves them or sends them back; edits and publishes nothing.",
 }
 USER_FIELDS = ("email", "first_name", "last_name", "role")
 

@@ -16,7 +16,8 @@ CONTRACT_CATEGORIES = {
         "ai_cluster_complete", "ai_cluster_failed", "ai_ideas_complete", "ai_ideas_failed", "ai_content_complete",
         "ai_content_failed", "ai_images_complete", "ai_images_failed", "ai_prompts_complete", "ai_prompts_failed",
     },
-    "content": {"content_ready_review", "content_published", "content_publish_failed"},
+    # Issue #36 (review together) adds the two events of comments and review links to content.
+    "content": {"content_ready_review", "content_published", "content_publish_failed", "comment_mention", "review_decision"},
     "integration": {"cms_sync_success", "cms_sync_failed", "webhook_endpoint_disabled"},
     "credit": {"credits_low", "credits_depleted"},
     "billing": set(),

@@ -99,6 +99,8 @@ def default_unified() -> dict:
             "striking_max_position": 20,
             "striking_min_impressions": 50,
         },
+        # The approval rules (#36): off until the site turns them on.
+        "review_rules": {"four_eyes": False, "client_approval": False},
     }
 
 
@@ -474,3 +476,15 @@ def test_reset_returns_every_setting_to_the_defaults_and_keeps_the_row(tenant, o
     row = stored(tenant.site)
     assert (row.pk, row.automation, row.stages, row.delays, row.publishing, row.live_model_id) == (row_id, {}, {}, {}, {}, None)
     assert row.next_run_at is None
+
+
+def test_the_review_rules_change_alone_and_a_reset_turns_them_off(tenant, as_user):
+    owner = as_user(tenant.owner)
+
+    changed = patch(owner, tenant.site, {"review_rules": {"client_approval": True}}).json()["data"]
+    reset = owner.post(f"/api/v1/integration/sites/{tenant.site.pk}/unified-settings/reset/", {}, format="json")
+    after = owner.get(f"/api/v1/integration/sites/{tenant.site.pk}/unified-settings/").json()["data"]
+
+    assert changed["review_rules"] == {"four_eyes": False, "client_approval": True}
+    assert reset.status_code in (200, 204), reset.content
+    assert after["review_rules"] == {"four_eyes": False, "client_approval": False}

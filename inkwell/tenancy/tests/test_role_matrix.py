@@ -1,7 +1,9 @@
 """Who may do what on the tenancy resources, through the real URLs.
 
 owner: everything; admin: everything but touching an owner; editor: reads, no users, site
-access or API keys; viewer: reads only. Editors and viewers see only the sites granted to them.
+access or API keys; viewer: reads only; reviewer (#36): reads, and on content comments and
+approves (inkwell/writer/tests/test_approval_rules.py), here nothing more than a viewer. Editors,
+viewers and reviewers see only the sites granted to them.
 """
 
 from dataclasses import dataclass
@@ -44,6 +46,8 @@ class World:
 def world(tenant) -> World:
     Subscription.objects.for_account(tenant.account).update(plan=Plan.objects.get(slug="scale"))
     tenant.account.refresh_from_db()
+    add_reviewer(tenant)
+    services.site_access_grant(account=tenant.account, actor=tenant.owner, user=tenant.reviewer, site=tenant.site)
     industry_sector, spare = IndustrySector.objects.order_by("id")[:2]
     sector = services.sector_create(account=tenant.account, site=tenant.site, industry_sector=industry_sector)
     # The viewer may read the site, so a refused write is about the role, not a hidden site.
@@ -51,6 +55,14 @@ def world(tenant) -> World:
     services.site_access_grant(account=tenant.account, actor=tenant.owner, user=tenant.editor, site=tenant.site)
     api_key, _ = services.api_key_create(account=tenant.account, user=tenant.owner, name="existing")
     return World(tenant, sector, grant, api_key, industry_sector, spare)
+
+
+def add_reviewer(tenant):
+    """The tenant with a user of the reviewer role too (``tenant.reviewer``), granted no site."""
+    tenant.reviewer = User.dangerously_unscoped.create_user(
+        f"reviewer-{tenant.account.pk}@example.com", "correct-horse-1", account=tenant.account, role=Role.objects.get(name=RoleName.REVIEWER)
+    )
+    return tenant
 
 
 def snapshot(account) -> dict:
@@ -147,7 +159,11 @@ def _matrix(role: str, cases: dict) -> list:
     return [pytest.param(role, case, id=f"{role}-{name}") for name, case in cases.items()]
 
 
-@pytest.mark.parametrize(("role", "case"), _matrix("viewer", VIEWER_FORBIDDEN) + _matrix("editor", EDITOR_FORBIDDEN))
+# A reviewer comments on and approves content; of the tenancy resources it changes nothing.
+REVIEWER_FORBIDDEN = {**VIEWER_FORBIDDEN, **EDITOR_FORBIDDEN}
+
+
+@pytest.mark.parametrize(("role", "case"), _matrix("viewer", VIEWER_FORBIDDEN) + _matrix("editor", EDITOR_FORBIDDEN) + _matrix("reviewer", REVIEWER_FORBIDDEN))
 def test_a_role_below_its_need_gets_permission_denied_and_changes_nothing(world, as_user, role, case):
     before = snapshot(world.tenant.account)
 
@@ -176,7 +192,7 @@ def test_owners_and_admins_may_do_what_the_lower_roles_may_not(world, as_user, r
 READS = ["/sites/", "/sectors/", "/users/", "/groups/", "/plans/", "/industries/", "/account/", "/accounts/", "/subscriptions/", "/me/"]
 
 
-@pytest.mark.parametrize("role", ["owner", "admin", "editor", "viewer"])
+@pytest.mark.parametrize("role", ["owner", "admin", "editor", "viewer", "reviewer"])
 @pytest.mark.parametrize("path", READS)
 def test_every_role_may_read_the_shared_resources(world, as_user, role, path):
     assert as_user(world.tenant.user(role)).get(API + path).status_code == 200
@@ -191,7 +207,7 @@ def two_sites(tenant, industry_sector):
     second = Site.objects.create(account=tenant.account, name="Second", domain="second.example.com", slug=f"second-{tenant.site.slug}")
     first_sector = Sector.objects.create(account=tenant.account, site=tenant.site, industry_sector=industry_sector, name="first")
     second_sector = Sector.objects.create(account=tenant.account, site=second, industry_sector=industry_sector, name="second")
-    return tenant, second, first_sector, second_sector
+    return add_reviewer(tenant), second, first_sector, second_sector
 
 
 def _listed_ids(client, path) -> list[int]:
@@ -200,7 +216,7 @@ def _listed_ids(client, path) -> list[int]:
     return [row["id"] for row in response.json()["results"]]
 
 
-@pytest.mark.parametrize("role", ["editor", "viewer"])
+@pytest.mark.parametrize("role", ["editor", "viewer", "reviewer"])
 def test_without_grants_editors_and_viewers_see_no_site(two_sites, as_user, role):
     tenant, second, first_sector, _ = two_sites
     client = as_user(tenant.user(role))
@@ -213,7 +229,7 @@ def test_without_grants_editors_and_viewers_see_no_site(two_sites, as_user, role
 
 
 @pytest.mark.parametrize("granter", ["owner", "admin"])
-@pytest.mark.parametrize("role", ["editor", "viewer"])
+@pytest.mark.parametrize("role", ["editor", "viewer", "reviewer"])
 def test_a_grant_shows_editors_and_viewers_that_site_only(two_sites, as_user, role, granter):
     tenant, second, first_sector, second_sector = two_sites
     user = tenant.user(role)
@@ -232,7 +248,7 @@ def test_a_grant_shows_editors_and_viewers_that_site_only(two_sites, as_user, ro
     assert _listed_ids(client, f"/sectors/?site_id={tenant.site.pk}") == []
 
 
-@pytest.mark.parametrize("role", ["editor", "viewer"])
+@pytest.mark.parametrize("role", ["editor", "viewer", "reviewer"])
 def test_revoking_the_grant_hides_the_site_again(two_sites, as_user, role):
     tenant, second, _, _ = two_sites
     grant = services.site_access_grant(account=tenant.account, actor=tenant.owner, user=tenant.user(role), site=second)

@@ -7,7 +7,8 @@ marker into a text field, so that a leak of the row into any response shows.
 from django.utils import timezone
 
 from inkwell.tenancy.models import IndustrySector, Sector, Site
-from inkwell.writer.models import Content, ContentRefresh, ContentRevision, SiteStatus, Task, Taxonomy, TaxonomyType
+from inkwell.writer import services
+from inkwell.writer.models import Content, ContentApproval, ContentComment, ContentRefresh, ContentRevision, ReviewDecision, ReviewLink, ReviewStep, SiteStatus, Task, Taxonomy, TaxonomyType
 from inkwell.writer.tests import image_factories
 
 
@@ -81,3 +82,30 @@ def _taxonomy(tenant, marker: str) -> Taxonomy:
 
 
 CROSS_ACCOUNT_FACTORIES = {Task: _task, Content: _content, ContentRevision: _revision, ContentRefresh: _refresh, Taxonomy: _taxonomy, **image_factories.CROSS_ACCOUNT_FACTORIES}
+
+
+# Review together (#36)
+
+
+def make_comment(tenant, *, content: Content | None = None, body: str = "Looks good", **fields):
+    content = content or make_content(tenant)
+    fields.setdefault("author", tenant.editor)
+    fields.setdefault("author_name", fields["author"].email if fields["author"] else "Client")
+    return ContentComment.objects.create(account=tenant.account, content=content, body=body, **fields)
+
+
+def _comment(tenant, marker: str):
+    return make_comment(tenant, body=marker, anchor_quote=marker)
+
+
+def _review_link(tenant, marker: str):
+    return services.review_link_create(account=tenant.account, content=make_content(tenant, title=marker), user=tenant.owner)
+
+
+def _approval(tenant, marker: str):
+    return ContentApproval.objects.create(
+        account=tenant.account, content=make_content(tenant), step=ReviewStep.CLIENT, decision=ReviewDecision.APPROVED, reviewer_name=marker, note=marker
+    )
+
+
+CROSS_ACCOUNT_FACTORIES.update({ContentComment: _comment, ReviewLink: _review_link, ContentApproval: _approval})
