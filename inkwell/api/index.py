@@ -13,7 +13,7 @@ SECTIONS = {
     "auth": "Registration, login and tokens; the account, users, roles, sites, sectors, site access and API keys.",
     "keywords-library": "The shared library of seed keywords by industry sector, and its sector statistics.",
     "planner": "A site's workflow keywords, clusters and content ideas.",
-    "writer": "Writing tasks, content and its review workflow, images, categories and tags.",
+    "writer": "Writing tasks, content and its review workflow (comments, approvals, review links, refreshes), images, categories and tags.",
     "linker": "Internal links between a site's articles.",
     "optimizer": "Scoring articles and improving them with AI.",
     "integration": "CMS integrations (WordPress, Ghost), the CMS webhooks, and each site's settings.",
@@ -22,6 +22,7 @@ SECTIONS = {
     "jobs": "Background jobs: their status, progress and cancellation.",
     "notifications": "The account's notifications and their read state.",
     "billing": "Credits: balance, usage and transactions.",
+    "webhooks": "Outbound webhooks: the account's endpoints, their signed deliveries and test pings.",
     "system": "Health, AI and image provider settings, content settings, prompts, modules and the AI model catalogue.",
 }
 DOCS = {"docs": "/api/docs/", "redoc": "/api/redoc/", "schema": "/api/schema/"}
