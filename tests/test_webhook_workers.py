@@ -59,6 +59,9 @@ def _shell(env, code: str, marker: str) -> dict | None:
     return json.loads(output.split(f"{marker} ", 1)[1].splitlines()[0]) if marker else None
 
 
+STALE_SECONDS = 6
+
+
 @pytest.fixture
 def deployment(request):
     embedded = request.param
@@ -67,7 +70,9 @@ def deployment(request):
     overrides = {
         "CMS_ALLOW_PRIVATE_URLS": "true",  # the receiver is on loopback
         "WEBHOOK_SWEEP_SECONDS": "1",
-        "WEBHOOK_STALE_SECONDS": "2",
+        # Long enough that a slow but living send (a loaded machine) is not taken for a dead one
+        # and sent again; the killed-worker test waits past it.
+        "WEBHOOK_STALE_SECONDS": str(STALE_SECONDS),
         "WEBHOOK_RETRY_SCHEDULE": "1,1,1,1",
     }
     with server_environment(embedded=embedded, **overrides) as env:
@@ -97,7 +102,7 @@ def test_a_delivery_whose_worker_is_killed_mid_send_is_sent_by_the_next_worker(d
             os.killpg(doomed.pid, signal.SIGKILL)
             doomed.wait()
         assert _shell(env, STATE, "STATE")["status"] == "delivering"
-        time.sleep(2.5)  # past WEBHOOK_STALE_SECONDS: the dead worker's claim is old now
+        time.sleep(STALE_SECONDS + 0.5)  # past WEBHOOK_STALE_SECONDS: the dead worker's claim is old now
 
         with celery_worker(env):
             state = _wait_for_status(env, "succeeded")
