@@ -452,7 +452,8 @@ def _duplicate(article: _Article, references: list[Reference], thresholds: Thres
     ]
 
 
-_NUMBER_WORDS = "two three four five six seven eight nine ten eleven twelve thirteen fifteen twenty thirty forty fifty hundred thousand million billion dozen"
+# Spelled-out counts from ten up are figures ("twelve varieties"); "two or three options" is advice.
+_NUMBER_WORDS = "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred hundreds thousand thousands million millions billion billions dozen dozens"
 _CLAIM_PATTERNS = (
     ("percentage", re.compile(r"\b\d+(?:[.,]\d+)?\s?(?:%|percent\b|per cent\b)", re.IGNORECASE)),
     ("year", re.compile(r"\b(?:1[89]\d\d|20\d\d)s?\b")),

@@ -31,6 +31,13 @@ META_DESCRIPTION_MAX = 160
 _PREPOSITIONS = frozenset("for with in on near under without from of by at".split())
 _NUMBER = re.compile(r"\b(\d{1,2})\b")
 _NUMBERED = re.compile(r"^(?:step\s+\d+\s*:|\d+\.)\s*", re.IGNORECASE)
+_WORDS = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+# No sentence is said twice and no run of this many words either (inkwell.ai.quality reports
+# both); when the phrase bank has nothing new left, a long draft ends shorter than asked. A
+# paragraph stops short of the report's longest.
+PHRASE_WORDS = 8
+SENTENCE_TRIES = 8
+MAX_PARAGRAPH_WORDS = 140
 
 
 @dataclass
@@ -137,6 +144,7 @@ class _Drafter:
         self.keyword_uses = 0
         self.sentence_count = 0
         self.used: set[str] = set()  # sentences already in the article, without their openers
+        self.phrases_used: set[tuple[str, ...]] = set()  # the article's runs of PHRASE_WORDS words
         self.cores: dict[str, str] = {}
         self.aspect_pool = self._aspect_pool()
 
@@ -333,10 +341,14 @@ class _Drafter:
                 if share >= 180:
                     blocks.append(self._paragraph_block(section, section.aspects[1], paragraphs, section.weight * 0.8))
             if section.kind in phrases.LIST_ITEMS and index % list_every == 0:
-                blocks.append(_Block("ul", items=self._list_items(section)))
+                items = self._list_items(section)
+                if items:
+                    blocks.append(_Block("ul", items=items))
         if not any(block.tag == "ul" for block in blocks) and self.target >= 200:
             first = sections[0]
-            blocks.insert(3, _Block("ul", items=self._list_items(_Section(first.heading, "tips", first.secondary, first.aspects))))
+            items = self._list_items(_Section(first.heading, "tips", first.secondary, first.aspects))
+            if items:
+                blocks.insert(3, _Block("ul", items=items))
         blocks.append(_Block("h2", conclusion_heading))
         blocks.append(_Block("p", paragraph=_Paragraph("conclusion", self.aspect_pool[0], self.topic, conclusion_target)))
         for block in blocks:
@@ -356,12 +368,23 @@ class _Drafter:
         return _Block("p", paragraph=paragraph)
 
     def _list_items(self, section: _Section) -> list[str]:
+        """Up to four bullets for the section, none that the article has listed already; no list
+        (an empty one) when fewer than two new ones are left."""
         frames = list(phrases.LIST_ITEMS.get(section.kind, phrases.LIST_ITEMS["tips"]))
         self.rng.shuffle(frames)
         items = []
-        for offset, frame in enumerate(frames[: 3 if self.target < 800 else 4]):
+        for offset, frame in enumerate(frames):
             item = self._fill_slots(frame, aspect=section.aspects[offset % len(section.aspects)], secondary=section.secondary)
-            items.append(item[:1].upper() + item[1:])
+            item = item[:1].upper() + item[1:]
+            if item in self.used or item in items:
+                continue
+            items.append(item)
+            if len(items) == (3 if self.target < 800 else 4):
+                break
+        if len(items) < 2:
+            return []
+        for item in items:
+            self.used.add(item)
         return items
 
     def _fill(self, blocks: list[_Block]) -> None:
@@ -372,8 +395,10 @@ class _Drafter:
             words = 0
             while words < paragraph.target:
                 sentence = self._sentence(paragraph, opening=paragraph.kind == "intro" and not paragraph.sentences)
+                if sentence is None:
+                    break  # nothing new left to say here: the paragraph ends rather than repeat itself
                 size = count_words(sentence)
-                if words and words + size - paragraph.target > paragraph.target - words:
+                if words and (words + size - paragraph.target > paragraph.target - words or words + size > MAX_PARAGRAPH_WORDS):
                     break
                 paragraph.sentences.append(sentence)
                 self._accept(sentence)
@@ -384,17 +409,27 @@ class _Drafter:
         paragraphs = [block.paragraph for block in blocks if block.paragraph is not None and not block.paragraph.fixed]
         total = self._count(blocks)
         turn = 0
+        stuck = 0
         for _ in range(400):
             gap = self.target - total
             if abs(gap) <= 3:
                 return
             if gap > 0:
-                paragraph = paragraphs[turn % len(paragraphs)]
-                turn += 1
-                candidates = [self._sentence(paragraph) for _ in range(4)]
-                best = min(candidates, key=lambda sentence: (self.cores[sentence] in self.used, abs(gap - count_words(sentence))))
-                if abs(gap - count_words(best)) >= gap:
+                open_paragraphs = [paragraph for paragraph in paragraphs if self._paragraph_words(paragraph) < MAX_PARAGRAPH_WORDS]
+                if not open_paragraphs:
                     return
+                paragraph = open_paragraphs[turn % len(open_paragraphs)]
+                turn += 1
+                candidates = [sentence for sentence in (self._sentence(paragraph) for _ in range(4)) if sentence is not None]
+                if not candidates:
+                    stuck += 1
+                    if stuck > len(open_paragraphs):
+                        return  # the phrase bank has nothing new for any paragraph: shorter, never repeated
+                    continue
+                stuck = 0
+                best = min(candidates, key=lambda sentence: abs(gap - count_words(sentence)))
+                if abs(gap - count_words(best)) >= gap or self._paragraph_words(paragraph) + count_words(best) > MAX_PARAGRAPH_WORDS:
+                    continue
                 paragraph.sentences.append(best)
                 self._accept(best)
                 total += count_words(best)
@@ -411,14 +446,27 @@ class _Drafter:
 
     # -- sentences --------------------------------------------------------------------------
 
-    def _sentence(self, paragraph: _Paragraph, *, opening: bool = False) -> str:
-        """A new sentence for the paragraph; one the article already holds only when a few tries found nothing else."""
-        for _ in range(4):
+    def _sentence(self, paragraph: _Paragraph, *, opening: bool = False) -> str | None:
+        """A sentence that says nothing the article has said: neither the sentence (without its
+        opener) nor any run of ``PHRASE_WORDS`` words in it is in the article yet. None when the
+        tries find none: the caller writes less rather than repeat itself."""
+        for _ in range(SENTENCE_TRIES):
             core, sentence = self._compose(paragraph, opening=opening)
-            if core not in self.used:
-                break
-        self.cores[sentence] = core
-        return sentence
+            if core in self.used or sentence in self.cores or self._repeats_phrase(sentence):
+                continue
+            self.cores[sentence] = core
+            return sentence
+        return None
+
+    def _phrases(self, text: str) -> set[tuple[str, ...]]:
+        words = [word.lower() for word in _WORDS.findall(text)]
+        return {tuple(words[index : index + PHRASE_WORDS]) for index in range(len(words) - PHRASE_WORDS + 1)}
+
+    def _repeats_phrase(self, sentence: str) -> bool:
+        return bool(self._phrases(sentence) & self.phrases_used)
+
+    def _paragraph_words(self, paragraph: _Paragraph) -> int:
+        return sum(count_words(sentence) for sentence in paragraph.sentences)
 
     def _compose(self, paragraph: _Paragraph, *, opening: bool) -> tuple[str, str]:
         """The sentence without and with the tone's opener."""
@@ -466,6 +514,7 @@ class _Drafter:
 
     def _accept(self, text: str) -> None:
         self.used.add(self.cores.get(text, text))
+        self.phrases_used |= self._phrases(text)
         self.words_written += count_words(text)
         self.keyword_uses += count_occurrences(text, self.keyword)
 
@@ -544,9 +593,12 @@ class _Drafter:
             answer = []
             for _ in range(2 + index % 2):
                 sentence = self._sentence(paragraph)
+                if sentence is None:
+                    break
                 self._accept(sentence)
                 answer.append(sentence)
-            items.append(FaqItem(question=question, answer=" ".join(answer)))
+            if answer:
+                items.append(FaqItem(question=question, answer=" ".join(answer)))
         return items
 
     # -- output -----------------------------------------------------------------------------
