@@ -309,13 +309,15 @@ def _review_steps(pipeline, contents, options):
 
 
 def _review_step(pipeline: Pipeline, content: Content, user: User | None, *, approve: bool) -> Step:
-    """Moves a draft to ``review``, and on to ``approved`` when ``approve`` (the publishing
-    receiver schedules approved content of an auto-publishing site); the status it ends in."""
+    """Moves a draft to ``review``, and on to ``approved`` when ``approve`` and its quality report
+    passes (the publishing receiver schedules approved content of an auto-publishing site); the
+    status it ends in, and for a draft held in review the report's failing kinds."""
 
-    def apply() -> str:
-        reviewed = writer.content_update(account=pipeline.account, content=content, user=user, status=ContentStatus.REVIEW)
-        if approve:
-            reviewed = writer.content_update(account=pipeline.account, content=reviewed, user=user, status=ContentStatus.APPROVED)
+    def apply():
+        reviewed = writer.content_auto_review(account=pipeline.account, content=content, user=user, approve=approve)
+        if approve and reviewed.status != ContentStatus.APPROVED:
+            failing = ", ".join(reviewed.quality_summary.get("failing", []))
+            return {"status": reviewed.status, "note": f"held in review: the quality report does not pass ({failing})"}
         return reviewed.status
 
     return Step([content], apply=apply)

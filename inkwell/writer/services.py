@@ -16,8 +16,8 @@ from inkwell.planner.services import INSERT_BATCH_SIZE, TaskSkipReason
 from inkwell.system.selectors import content_settings
 from inkwell.tenancy.models import Account, Sector, Site, User
 from inkwell.tenancy.serializers import REQUIRED, SECTOR_NOT_IN_SITE
-from inkwell.writer import selectors
-from inkwell.writer.models import Content, ContentRevision, ContentStatus, Image, ImageStatus, ImageType, Task, TaskStatus, Taxonomy, TaxonomyType
+from inkwell.writer import quality, selectors
+from inkwell.writer.models import Content, ContentRevision, ContentStatus, Image, SiteEditorial, ImageStatus, ImageType, Task, TaskStatus, Taxonomy, TaxonomyType
 from inkwell.writer.overlaps import flag_new_tasks
 from inkwell.writer.sanitize import clean_html, plain_text, visible_word_count
 from inkwell.writer.selectors import IMAGE_GENERATION, PROMPT_EXTRACTION, image_count, image_settings
@@ -39,6 +39,7 @@ REVISED_FIELDS = ("title", "html", "meta_title", "meta_description")
 IDEA_TAKEN = "This idea already has a task"
 IDEA_NOT_IN_SITE = "Idea must belong to the selected site"
 TAXONOMY_NOT_IN_SITE = "Taxonomy must belong to the content's site"
+QUALITY_NOT_PASSED = "The quality report does not pass ({failing}); a person must approve it"
 NOT_APPROVED = "Only approved content can be published or scheduled; this content is {status}: move it to approved first (update_content with status approved)"
 
 
@@ -234,12 +235,15 @@ def _notify_ready_for_review(account: Account, content: Content) -> None:
 
 
 @transaction.atomic
-def content_update(*, account: Account, content: Content, user: User | None, **fields) -> Content:
+def content_update(*, account: Account, content: Content, user: User | None, automatic: bool = False, **fields) -> Content:
     """Changes the fields given (validated ``ContentUpdateInputSerializer`` values).
 
     The body is sanitised and its words counted again; ``status`` may only follow ``TRANSITIONS``
     (409 otherwise); a change of the title, body or meta fields keeps the previous version as a
-    ``ContentRevision``; entering ``review`` raises ``content_ready_review``.
+    ``ContentRevision``; entering ``review`` raises ``content_ready_review``. Entering
+    ``approved`` takes the quality report: a person (``automatic`` false) may approve a draft that
+    does not pass, and that is recorded (``quality_override_by``, ``quality_override_at``);
+    automation approves only through ``content_auto_review``.
     """
     current = Content.objects.for_account(account).select_for_update().get(pk=content.pk)
     sector = fields.get("sector")
@@ -274,11 +278,42 @@ def content_update(*, account: Account, content: Content, user: User | None, **f
     current.save()
     if taxonomies is not None:
         current.taxonomies.set(taxonomies)
+    if entering_approved:
+        report = quality.content_quality(content=current)
+        if not report.passed and automatic:
+            raise StateConflict({"status": [QUALITY_NOT_PASSED.format(failing=", ".join(report.scores["failing"]))]})
+        quality.record_gate(content=current, report=report, override_by=None if report.passed else user, override=not report.passed)
     if entering_review:
         _notify_ready_for_review(account, current)
     if entering_approved:
         content_approved.send(sender=Content, content=current)
     return current
+
+
+@transaction.atomic
+def content_auto_review(*, account: Account, content: Content, user: User | None, approve: bool) -> Content:
+    """Automation's review gate: the draft goes to ``review``; with ``approve`` (auto-approval on)
+    it is approved only when its quality report passes, else it waits in review with the report's
+    failing kinds and findings kept on it (``quality_summary``)."""
+    reviewed = content_update(account=account, content=content, user=user, status=ContentStatus.REVIEW)
+    report = quality.content_quality(content=reviewed)
+    if approve and report.passed:
+        return content_update(account=account, content=reviewed, user=user, status=ContentStatus.APPROVED, automatic=True)
+    quality.record_gate(content=reviewed, report=report)
+    return reviewed
+
+
+@transaction.atomic
+def site_editorial_update(*, site: Site, **fields) -> SiteEditorial:
+    """Changes a site's editorial rules (``brief_required``, ``stop_at_brief``, ``thresholds``,
+    the last replacing the saved thresholds). A site without a row gets one that keeps what it had
+    (no brief asked) for the fields not given."""
+    row, _created = SiteEditorial.objects.for_account(site.account_id).select_for_update().get_or_create(site=site, defaults={"account_id": site.account_id, "brief_required": False})
+    for name in ("brief_required", "stop_at_brief", "thresholds"):
+        if name in fields:
+            setattr(row, name, fields[name])
+    row.save()
+    return row
 
 
 def check_publishable(*, content: Content) -> None:

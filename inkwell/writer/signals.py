@@ -2,12 +2,13 @@
 the writer's receivers of the planner's signals."""
 
 from django.db import transaction
-from django.db.models.signals import post_delete
+from django.db.models.signals import post_delete, post_save
 from django.dispatch import Signal, receiver
 
 from inkwell.planner.models import ContentIdea
 from inkwell.planner.overlaps import Piece, site_pieces_wanted
-from inkwell.writer.models import Image
+from inkwell.tenancy.models import Site
+from inkwell.writer.models import Image, SiteEditorial
 from inkwell.writer.overlaps import site_writer_pieces
 
 # Sent inside the transaction that moves content into ``approved`` (keyword argument ``content``);
@@ -30,3 +31,13 @@ def _delete_file_with_image(sender, instance: Image, **kwargs) -> None:
     if instance.file.name:
         name, storage = instance.file.name, instance.file.storage
         transaction.on_commit(lambda: storage.delete(name))
+
+
+# Editorial rules
+
+
+@receiver(post_save, sender=Site, dispatch_uid="writer.site_editorial")
+def _new_site_asks_for_briefs(sender, instance: Site, created: bool, raw: bool = False, **kwargs) -> None:
+    """A site made since issue 35 writes its drafts from an approved brief until its team says otherwise."""
+    if created and not raw:
+        SiteEditorial.objects.for_account(instance.account_id).get_or_create(site=instance, defaults={"account_id": instance.account_id, "brief_required": True})

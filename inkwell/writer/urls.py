@@ -1,5 +1,6 @@
 """Mounted at /api/v1/writer/ (inkwell/api/urls.py)."""
 
+from django.urls import path
 from rest_framework.routers import SimpleRouter
 
 from inkwell.writer import image_views, views
@@ -10,4 +11,7 @@ router.register("content", views.ContentViewSet, basename="writer-content")
 router.register("taxonomies", views.TaxonomyViewSet, basename="writer-taxonomy")
 router.register("images", image_views.ImageViewSet, basename="writer-image")
 
-urlpatterns = router.urls
+urlpatterns = [
+    path("sites/<int:site_id>/editorial/", views.SiteEditorialViewSet.as_view({"get": "retrieve", "patch": "partial_update"}), name="writer-site-editorial"),
+    *router.urls,
+]

@@ -16,9 +16,10 @@ from inkwell.planner.models import ContentIdea
 from inkwell.planner.overlaps import competing_pairs
 from inkwell.planner.views import PlannerViewSet
 from inkwell.tenancy.access import restrict_to_accessible_sites
+from inkwell.tenancy.models import Site
 from inkwell.tenancy.viewsets import AccountScopedViewSet
 from inkwell.writer import serializers as s
-from inkwell.writer import overlaps, selectors, services
+from inkwell.writer import overlaps, quality, selectors, services
 from inkwell.writer.filters import ContentFilter, TaskFilter, TaxonomyFilter
 from inkwell.writer.image_serializers import GenerateImagesInputSerializer
 from inkwell.writer.image_views import generate_images_response
@@ -130,6 +131,17 @@ class ContentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, WriterVie
         revisions = selectors.revisions_of(request.account, self.get_object())
         return self.get_paginated_response(s.ContentRevisionSerializer(self.paginate_queryset(revisions), many=True).data)
 
+    @extend_schema(request=None, responses={200: s.QualityReportSerializer})
+    @action(detail=True, methods=["get"], filter_backends=[])
+    def quality(self, request, pk=None):
+        """The content's quality report: findings (``unsupported_claim``, ``repetition``,
+        ``duplicate``, ``readability``, ``structure``, ``keyword``), each with its passage, offsets
+        into ``text`` and a suggested fix; scores; and whether it passes the site's thresholds
+        (``/writer/sites/{site_id}/editorial/``). Reading it changes nothing but the site's
+        originality index. Free."""
+        report = quality.content_quality(content=self.get_object())
+        return ok(s.QualityReportSerializer(report.as_dict()).data)
+
     @extend_schema(request=GenerateImagesInputSerializer, responses={202: JobStartedSerializer, 402: ErrorEnvelopeSerializer})
     @action(detail=True, methods=["post"], throttle_scope="ai")
     @idempotent
@@ -138,6 +150,28 @@ class ContentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, WriterVie
         the images (``ai_prompts_*``, ``ai_images_*``). ``image_type``: featured or in_article."""
         return generate_images_response(request, self.get_object())
 
+
+
+@extend_schema(tags=["writer"])
+class SiteEditorialViewSet(WriterViewSet):
+    """A site's editorial rules (issue 35): whether drafts need an approved brief, and the quality
+    report's thresholds. Addressed by ``site_id``; another account's site is a 404. Every member
+    reads; owners, admins and editors change (viewers: 403)."""
+
+    queryset = Site.objects.all()
+    lookup_url_kwarg = "site_id"
+    pagination_class = None
+    serializer_class = s.SiteEditorialSerializer
+
+    @extend_schema(responses={200: s.SiteEditorialSerializer})
+    def retrieve(self, request, site_id=None):
+        return ok(s.SiteEditorialSerializer(quality.editorial_answer(site=self.get_object())).data)
+
+    @extend_schema(request=s.SiteEditorialInputSerializer, responses={200: s.SiteEditorialSerializer})
+    def partial_update(self, request, site_id=None):
+        site = self.get_object()
+        services.site_editorial_update(site=site, **validated(s.SiteEditorialInputSerializer, request, partial=True))
+        return ok(s.SiteEditorialSerializer(quality.editorial_answer(site=site)).data)
 
 
 @extend_schema(tags=["writer"])

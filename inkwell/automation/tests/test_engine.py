@@ -345,3 +345,36 @@ def test_when_the_credits_run_out_mid_stage_the_stage_stops_and_the_refused_item
     assert Job.objects.for_account(tenant.account).filter(kind="writer.generate_content").count() == 2
     assert AutomationLog.objects.for_account(tenant.account).filter(run=run, event="stage_failed", stage=4).exists()
     assert_ledger_consistent(tenant.account)
+
+
+def test_auto_approval_approves_only_drafts_whose_quality_report_passes(small_site, eager_jobs):
+    """Issue 35: with auto-approval on, a draft whose report does not pass the site's thresholds
+    waits in review with the findings, and the run's log says why."""
+    from inkwell.writer.services import site_editorial_update
+
+    tenant = small_site
+    automation_settings(tenant.site, publishing={"auto_approval_enabled": True})
+    # No text this offline drafter writes is that easy to read: every draft fails readability.
+    site_editorial_update(site=tenant.site, thresholds={"min_reading_ease": 100})
+
+    run = start(tenant, eager_jobs)
+
+    contents = Content.objects.for_account(tenant.account)
+    assert contents.count() > 0
+    assert set(contents.values_list("status", "quality_passed")) == {("review", False)}
+    assert all("readability" in content.quality_summary["failing"] and content.quality_summary["findings"] for content in contents)
+    logs = AutomationLog.objects.for_account(tenant.account).filter(run=run, stage=7)
+    assert logs.filter(event="item_approved").count() == 0
+    logs = logs.filter(event="item_processed")
+    assert logs.count() == contents.count()
+    assert all("held in review: the quality report does not pass (" in line.message and "readability" in line.message for line in logs), [line.message for line in logs]
+
+
+def test_auto_approval_records_the_passing_report_of_what_it_approves(small_site, eager_jobs):
+    tenant = small_site
+    automation_settings(tenant.site, publishing={"auto_approval_enabled": True})
+
+    start(tenant, eager_jobs)
+
+    contents = Content.objects.for_account(tenant.account)
+    assert set(contents.values_list("status", "quality_passed", "quality_override_at")) == {("approved", True, None)}
