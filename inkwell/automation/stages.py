@@ -201,10 +201,12 @@ def _tasks_pending(pipeline: Pipeline) -> QuerySet:
 
 
 def _content_steps(pipeline, tasks, options):
-    return [
-        Step([task], start=lambda task=task: writer.start_content_generation(account=pipeline.account, task=task, user=options.user, inline=True))
-        for task in tasks
-    ]
+    def start(task):
+        # A site that writes from briefs gets each task's brief first (and may stop there).
+        writer.brief_for_automation(account=pipeline.account, task=task)
+        return writer.start_content_generation(account=pipeline.account, task=task, user=options.user, inline=True)
+
+    return [Step([task], start=lambda task=task: start(task)) for task in tasks]
 
 
 def _tasks_done(pipeline, ids):

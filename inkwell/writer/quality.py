@@ -20,6 +20,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from inkwell.ai import quality
+from inkwell.ai.types import Voice
 from inkwell.tenancy.models import Site, User
 from inkwell.writer.models import Brief, Content, ContentFingerprint, SiteEditorial, VoiceProfile
 
@@ -129,4 +130,62 @@ def editorial_answer(*, site: Site) -> dict:
         "stop_at_brief": row.stop_at_brief,
         "thresholds": row.thresholds or {},
         "effective_thresholds": asdict(site_thresholds(site=site)),
+    }
+
+
+def site_voice(*, site: Site) -> Voice | None:
+    """The site's voice profile as the AI engine reads it; None when the site has none."""
+    row = VoiceProfile.objects.for_account(site.account_id).filter(site=site).first()
+    if row is None:
+        return None
+    return Voice(
+        tone=row.tone,
+        person=row.person,
+        reading_grade=row.reading_grade,
+        sentence_words=row.sentence_words,
+        words_to_use=tuple(row.words_to_use),
+        words_to_avoid=tuple(row.words_to_avoid),
+        examples=tuple(row.examples),
+    )
+
+
+QUESTION_WORDS = frozenset("how what why when where which who can do does is are should will".split())
+_STOP = frozenset("a an and or the of for to in on with at by from is are be your you how what why best".split())
+
+
+def _stem(word: str) -> str:
+    """A plural's singular, roughly ("tomatoes" -> "tomato", "mixes" -> "mix", "beds" -> "bed")."""
+    if word.endswith(("oes", "xes", "ches", "shes", "sses")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def content_words(text: str) -> list[str]:
+    return [_stem(word) for word in quality.words_of(text or "") if word not in _STOP and len(word) > 2]
+
+
+def link_of(content: Content) -> dict:
+    """An internal link target as the brief keeps it."""
+    return {"content_id": content.pk, "title": content.title, "url": content.external_url or f"/{content.slug or content.pk}/"}
+
+
+def article_brief_parts(*, task_id: int, account_id: int) -> dict:
+    """The approved brief of a task as ``ArticleBrief`` fields ({} when it has none)."""
+    from inkwell.ai.types import InternalLink
+
+    brief = Brief.objects.for_account(account_id).filter(task_id=task_id, status="approved").first()
+    if brief is None:
+        return {}
+    return {
+        "title": brief.title,
+        "keywords": list(brief.keywords),
+        "word_count": brief.target_length,
+        "outline": [("### " if item.get("level") == 3 else "") + item.get("text", "") for item in brief.outline],
+        "angle": brief.angle,
+        "reader": brief.reader,
+        "questions": list(brief.questions),
+        "internal_links": [InternalLink(title=link["title"], url=link["url"]) for link in brief.internal_links],
+        "sources": [part for source in brief.sources for part in (source.get("url", ""), source.get("note", "")) if part],
     }

@@ -9,7 +9,7 @@ from inkwell.ai.types import ArticleDraft
 from inkwell.billing.services import cost_of
 from inkwell.system.selectors import content_settings, integration_settings
 from inkwell.tenancy.models import Account
-from inkwell.writer.models import Content, ContentRevision, ImageType, Task
+from inkwell.writer.models import Brief, Content, ContentRevision, ImageType, Task
 
 DIFFED_FIELDS = ("title", "meta_title", "meta_description", "html")
 
@@ -93,3 +93,13 @@ def article_of(content: Content) -> ArticleDraft:
         html=content.html,
         word_count=content.word_count,
     )
+
+
+def brief_of(*, account: Account, task: Task) -> Brief:
+    """The task's brief; 404 when it has none."""
+    from django.http import Http404
+
+    brief = Brief.objects.for_account(account).filter(task=task).first()
+    if brief is None:
+        raise Http404("This task has no brief")
+    return brief

@@ -425,3 +425,60 @@ class SiteEditorialInputSerializer(RejectUnknownFieldsMixin, serializers.Seriali
     brief_required = serializers.BooleanField(required=False)
     stop_at_brief = serializers.BooleanField(required=False)
     thresholds = QualityThresholdsSerializer(required=False, help_text="Replaces the saved thresholds; fields left out take the defaults.")
+
+
+# Briefs (issue 35)
+
+
+class BriefOutlineItemSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    level = serializers.ChoiceField(choices=(2, 3), help_text="2 for an H2, 3 for an H3 under the H2 before it.")
+    text = serializers.CharField(max_length=200)
+
+
+class BriefSourceSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    url = fields.WebURLField(max_length=500, required=False, allow_blank=True)
+    note = serializers.CharField(max_length=2000, required=False, allow_blank=True)
+
+    def validate(self, attrs):
+        if not (attrs.get("url") or attrs.get("note", "").strip()):
+            raise serializers.ValidationError("Give a URL or a note")
+        return {"url": attrs.get("url", ""), "note": attrs.get("note", "")}
+
+
+class BriefLinkSerializer(serializers.Serializer):
+    content_id = serializers.IntegerField(min_value=1, max_value=2**31 - 1)
+    title = serializers.CharField(read_only=True)
+    url = serializers.CharField(read_only=True)
+
+
+class BriefSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    task_id = serializers.IntegerField()
+    site_id = serializers.IntegerField()
+    title = serializers.CharField()
+    angle = serializers.CharField(allow_blank=True)
+    reader = serializers.CharField(allow_blank=True)
+    outline = BriefOutlineItemSerializer(many=True)
+    keywords = serializers.ListField(child=serializers.CharField(), help_text="The primary keyword first.")
+    target_length = serializers.IntegerField()
+    questions = serializers.ListField(child=serializers.CharField())
+    internal_links = BriefLinkSerializer(many=True, help_text="Live articles of the site to link to.")
+    sources = BriefSourceSerializer(many=True, help_text="URLs or notes the writer must use; a claim a note contains counts as backed.")
+    status = serializers.ChoiceField(choices=("ready", "approved"))
+    approved_by_id = serializers.IntegerField(allow_null=True)
+    approved_at = serializers.DateTimeField(allow_null=True)
+    updated_at = serializers.DateTimeField()
+
+
+class BriefInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    echoes = BriefSerializer
+
+    title = serializers.CharField(max_length=300, required=False)
+    angle = serializers.CharField(max_length=2000, required=False, allow_blank=True)
+    reader = serializers.CharField(max_length=2000, required=False, allow_blank=True)
+    outline = BriefOutlineItemSerializer(many=True, required=False, max_length=40)
+    keywords = serializers.ListField(child=serializers.CharField(max_length=100), required=False, max_length=20, help_text="The primary keyword first.")
+    target_length = serializers.IntegerField(min_value=100, max_value=10000, required=False)
+    questions = serializers.ListField(child=serializers.CharField(max_length=300), required=False, max_length=15)
+    internal_links = BriefLinkSerializer(many=True, required=False, max_length=20)
+    sources = BriefSourceSerializer(many=True, required=False, max_length=30)

@@ -17,7 +17,7 @@ from inkwell.system.selectors import content_settings
 from inkwell.tenancy.models import Account, Sector, Site, User
 from inkwell.tenancy.serializers import REQUIRED, SECTOR_NOT_IN_SITE
 from inkwell.writer import quality, selectors
-from inkwell.writer.models import Content, ContentRevision, ContentStatus, Image, SiteEditorial, ImageStatus, ImageType, Task, TaskStatus, Taxonomy, TaxonomyType
+from inkwell.writer.models import Brief, BriefStatus, Content, ContentRevision, ContentStatus, Image, SiteEditorial, SiteStatus, ImageStatus, ImageType, Task, TaskStatus, Taxonomy, TaxonomyType
 from inkwell.writer.overlaps import flag_new_tasks
 from inkwell.writer.sanitize import clean_html, plain_text, visible_word_count
 from inkwell.writer.selectors import IMAGE_GENERATION, PROMPT_EXTRACTION, image_count, image_settings
@@ -39,6 +39,9 @@ REVISED_FIELDS = ("title", "html", "meta_title", "meta_description")
 IDEA_TAKEN = "This idea already has a task"
 IDEA_NOT_IN_SITE = "Idea must belong to the selected site"
 TAXONOMY_NOT_IN_SITE = "Taxonomy must belong to the content's site"
+BRIEF_NOT_APPROVED = "This site writes drafts from an approved brief: make the task's brief (POST brief/), then approve it (approve_brief/)"
+BRIEF_EXISTS = "This task has a brief already: edit it (PATCH brief/)"
+MAX_LINK_TARGETS = 5
 QUALITY_NOT_PASSED = "The quality report does not pass ({failing}); a person must approve it"
 NOT_APPROVED = "Only approved content can be published or scheduled; this content is {status}: move it to approved first (update_content with status approved)"
 
@@ -147,6 +150,8 @@ def start_content_generation(*, account: Account, task: Task, user: User | None,
     the task is generating already; either way nothing changes. ``inline``: the caller runs the
     job itself (``jobs.services.start_job``)."""
     amount = cost_of(operation_type="content_generation", units=task.word_count)
+    if quality.site_editorial(site=task.site).brief_required and not Brief.objects.for_account(account).filter(task=task, status=BriefStatus.APPROVED).exists():
+        raise StateConflict({"brief": [BRIEF_NOT_APPROVED]})
     with transaction.atomic():
         claimed = (
             Task.objects.for_account(account)
@@ -314,6 +319,97 @@ def site_editorial_update(*, site: Site, **fields) -> SiteEditorial:
             setattr(row, name, fields[name])
     row.save()
     return row
+
+
+# Briefs (issue 35)
+
+
+def _link_targets(task: Task) -> list[dict]:
+    """The site's live articles that share a content word with the task's title or keywords,
+    most shared first: the brief's internal link targets."""
+    words = {word for text in [task.title, *task.keywords] for word in quality.content_words(text)}
+    live = Content.objects.for_account(task.account_id).filter(site_id=task.site_id, site_status=SiteStatus.PUBLISHED).only("id", "title", "focus_keyword", "external_url", "slug")
+    scored = []
+    for content in live.order_by("-published_at", "-id")[:500]:
+        shared = len(words & set(quality.content_words(f"{content.title} {content.focus_keyword}")))
+        if shared:
+            scored.append((-shared, content.pk, content))
+    return [quality.link_of(content) for _shared, _pk, content in sorted(scored)[:MAX_LINK_TARGETS]]
+
+
+@transaction.atomic
+def brief_propose(*, account: Account, task: Task) -> Brief:
+    """A brief for the task, from the task and its idea: title, angle (the description), outline
+    (the task's H2s), keywords (primary first), target length, the questions its keywords ask,
+    internal link targets among the site's live articles; sources are the editor's to add. 409
+    when the task has one."""
+    if Brief.objects.for_account(account).filter(task=task).exists():
+        raise StateConflict({"brief": [BRIEF_EXISTS]})
+    keywords = [keyword for keyword in task.keywords if isinstance(keyword, str) and keyword.strip()]
+    questions = [keyword[:1].upper() + keyword[1:].rstrip("?") + "?" for keyword in keywords if keyword.split()[0].lower() in quality.QUESTION_WORDS]
+    return Brief.objects.create(
+        account=account,
+        task=task,
+        site_id=task.site_id,
+        title=task.title,
+        angle=task.description,
+        outline=[{"level": 2, "text": heading} for heading in task.outline if isinstance(heading, str) and heading.strip()],
+        keywords=keywords,
+        target_length=task.word_count,
+        questions=questions,
+        internal_links=_link_targets(task),
+    )
+
+
+@transaction.atomic
+def brief_update(*, account: Account, brief: Brief, **fields) -> Brief:
+    """Changes the fields given; an approved brief that changes is ready for approval again.
+    ``internal_links`` name contents of the brief's site (``content_id``; title and URL are read)."""
+    current = Brief.objects.for_account(account).select_for_update().get(pk=brief.pk)
+    if "internal_links" in fields:
+        ids = [link["content_id"] for link in fields["internal_links"]]
+        found = {content.pk: content for content in Content.objects.for_account(account).filter(site_id=current.site_id, pk__in=ids)}
+        missing = [content_id for content_id in ids if content_id not in found]
+        if missing:
+            raise ValidationError({"internal_links": [f"Content {content_id} is not an article of this site" for content_id in missing]})
+        fields["internal_links"] = [quality.link_of(found[content_id]) for content_id in dict.fromkeys(ids)]
+    changed = False
+    for name, value in fields.items():
+        if getattr(current, name) != value:
+            setattr(current, name, value)
+            changed = True
+    if changed and current.status == BriefStatus.APPROVED:
+        current.status, current.approved_by, current.approved_at = BriefStatus.READY, None, None
+    current.save()
+    return current
+
+
+@transaction.atomic
+def brief_approve(*, account: Account, brief: Brief, user: User | None) -> Brief:
+    """The editor approves the brief: drafts of its task are written from it."""
+    current = Brief.objects.for_account(account).select_for_update().get(pk=brief.pk)
+    if current.status != BriefStatus.APPROVED:
+        current.status, current.approved_by, current.approved_at = BriefStatus.APPROVED, user, timezone.now()
+        current.save()
+    return current
+
+
+BRIEF_WAITING = "Brief ready: the site asks a person to approve it before the draft is written"
+
+
+def brief_for_automation(*, account: Account, task: Task) -> None:
+    """Automation's brief before the draft: on a site that requires one, the task gets its brief;
+    when the site stops at "brief ready" an unapproved brief is a 409 (the task waits, and the
+    run's log says why), else automation approves it (``approved_by`` empty) and writes from it."""
+    editorial = quality.site_editorial(site=task.site)
+    if not editorial.brief_required:
+        return
+    brief = Brief.objects.for_account(account).filter(task=task).first() or brief_propose(account=account, task=task)
+    if brief.status == BriefStatus.APPROVED:
+        return
+    if editorial.stop_at_brief:
+        raise StateConflict({"brief": [BRIEF_WAITING]})
+    brief_approve(account=account, brief=brief, user=None)
 
 
 def check_publishable(*, content: Content) -> None:

@@ -2,12 +2,13 @@
 the writer's receivers of the planner's signals."""
 
 from django.db import transaction
-from django.db.models.signals import post_delete, post_save
+from django.db.models.signals import post_delete
 from django.dispatch import Signal, receiver
 
 from inkwell.planner.models import ContentIdea
 from inkwell.planner.overlaps import Piece, site_pieces_wanted
 from inkwell.tenancy.models import Site
+from inkwell.tenancy.signals import site_created
 from inkwell.writer.models import Image, SiteEditorial
 from inkwell.writer.overlaps import site_writer_pieces
 
@@ -36,8 +37,8 @@ def _delete_file_with_image(sender, instance: Image, **kwargs) -> None:
 # Editorial rules
 
 
-@receiver(post_save, sender=Site, dispatch_uid="writer.site_editorial")
-def _new_site_asks_for_briefs(sender, instance: Site, created: bool, raw: bool = False, **kwargs) -> None:
-    """A site made since issue 35 writes its drafts from an approved brief until its team says otherwise."""
-    if created and not raw:
-        SiteEditorial.objects.for_account(instance.account_id).get_or_create(site=instance, defaults={"account_id": instance.account_id, "brief_required": True})
+@receiver(site_created, sender=Site, dispatch_uid="writer.site_editorial")
+def _new_site_asks_for_briefs(sender, site: Site, **kwargs) -> None:
+    """A site made since issue 35 (through the API or the console) writes its drafts from an
+    approved brief until its team says otherwise; older sites keep writing from their tasks."""
+    SiteEditorial.objects.for_account(site.account_id).get_or_create(site=site, defaults={"account_id": site.account_id, "brief_required": True})

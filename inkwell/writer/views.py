@@ -71,6 +71,34 @@ class TaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destr
         tasks = services.tasks_bulk_create(account=request.account, items=validated(s.TaskBulkCreateInputSerializer, request)["tasks"])
         return created({"created": len(tasks), "task_ids": [task.pk for task in tasks]})
 
+    def _brief(self, task: Task):
+        return ok(s.BriefSerializer(selectors.brief_of(account=self.request.account, task=task)).data)
+
+    @extend_schema(methods=["GET"], request=None, responses={200: s.BriefSerializer})
+    @extend_schema(methods=["POST"], request=None, responses={201: s.BriefSerializer, 409: ErrorEnvelopeSerializer})
+    @extend_schema(methods=["PATCH"], request=s.BriefInputSerializer, responses={200: s.BriefSerializer})
+    @action(detail=True, methods=["get", "post", "patch"], filter_backends=[])
+    def brief(self, request, pk=None):
+        """The task's brief (issue 35). POST makes it from the task and its idea (409 when there
+        is one); PATCH edits it (an approved brief that changes needs approving again); GET reads
+        it (404 when the task has none)."""
+        task = self.get_object()
+        if request.method == "POST":
+            brief = services.brief_propose(account=request.account, task=task)
+            return created(s.BriefSerializer(brief).data)
+        if request.method == "PATCH":
+            brief = selectors.brief_of(account=request.account, task=task)
+            services.brief_update(account=request.account, brief=brief, **validated(s.BriefInputSerializer, request, partial=True))
+        return self._brief(task)
+
+    @extend_schema(request=None, responses={200: s.BriefSerializer})
+    @action(detail=True, methods=["post"], filter_backends=[])
+    def approve_brief(self, request, pk=None):
+        """Approves the task's brief: its drafts are written from it (404 when it has none)."""
+        task = self.get_object()
+        services.brief_approve(account=request.account, brief=selectors.brief_of(account=request.account, task=task), user=request.user)
+        return self._brief(task)
+
     @extend_schema(request=None, responses={202: JobStartedSerializer, 402: ErrorEnvelopeSerializer})
     @action(detail=True, methods=["post"], throttle_scope="ai")
     @idempotent
