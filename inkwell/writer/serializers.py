@@ -482,3 +482,30 @@ class BriefInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     questions = serializers.ListField(child=serializers.CharField(max_length=300), required=False, max_length=15)
     internal_links = BriefLinkSerializer(many=True, required=False, max_length=20)
     sources = BriefSourceSerializer(many=True, required=False, max_length=30)
+
+
+# The site's voice (issue 35)
+
+
+class VoiceSerializer(serializers.Serializer):
+    site_id = serializers.IntegerField()
+    tone = serializers.CharField()
+    person = serializers.ChoiceField(choices=("first", "second", "third"))
+    reading_grade = serializers.FloatField()
+    sentence_words = serializers.IntegerField()
+    words_to_use = serializers.ListField(child=serializers.CharField())
+    words_to_avoid = serializers.ListField(child=serializers.CharField())
+    examples = serializers.ListField(child=serializers.CharField())
+    measured_posts = serializers.IntegerField(help_text="How many published posts the last proposal measured (0: set by hand).")
+
+
+class VoiceInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    echoes = VoiceSerializer
+
+    tone = serializers.ChoiceField(choices=TONES, required=False)
+    person = serializers.ChoiceField(choices=("first", "second", "third"), required=False)
+    reading_grade = serializers.FloatField(min_value=1, max_value=20, required=False)
+    sentence_words = serializers.IntegerField(min_value=5, max_value=60, required=False)
+    words_to_use = serializers.ListField(child=serializers.CharField(max_length=60), max_length=50, required=False)
+    words_to_avoid = serializers.ListField(child=serializers.CharField(max_length=60), max_length=50, required=False)
+    examples = serializers.ListField(child=serializers.CharField(max_length=2000), max_length=2, required=False, help_text="One or two example paragraphs.")

@@ -17,7 +17,7 @@ from inkwell.system.selectors import content_settings
 from inkwell.tenancy.models import Account, Sector, Site, User
 from inkwell.tenancy.serializers import REQUIRED, SECTOR_NOT_IN_SITE
 from inkwell.writer import quality, selectors
-from inkwell.writer.models import Brief, BriefStatus, Content, ContentRevision, ContentStatus, Image, SiteEditorial, SiteStatus, ImageStatus, ImageType, Task, TaskStatus, Taxonomy, TaxonomyType
+from inkwell.writer.models import Brief, BriefStatus, Content, ContentRevision, ContentStatus, Image, SiteEditorial, SiteStatus, VoiceProfile, ImageStatus, ImageType, Task, TaskStatus, Taxonomy, TaxonomyType
 from inkwell.writer.overlaps import flag_new_tasks
 from inkwell.writer.sanitize import clean_html, plain_text, visible_word_count
 from inkwell.writer.selectors import IMAGE_GENERATION, PROMPT_EXTRACTION, image_count, image_settings
@@ -392,6 +392,26 @@ def brief_approve(*, account: Account, brief: Brief, user: User | None) -> Brief
         current.status, current.approved_by, current.approved_at = BriefStatus.APPROVED, user, timezone.now()
         current.save()
     return current
+
+
+@transaction.atomic
+def voice_update(*, site: Site, **fields) -> VoiceProfile:
+    """The team edits the site's voice (made with the defaults on first change)."""
+    voice, _created = VoiceProfile.objects.for_account(site.account_id).select_for_update().get_or_create(site=site, defaults={"account_id": site.account_id})
+    for name, value in fields.items():
+        setattr(voice, name, value)
+    voice.save()
+    return voice
+
+
+@transaction.atomic
+def voice_propose(*, site: Site) -> VoiceProfile:
+    """Proposes the site's voice from its published posts (``quality.voice_measured``): the
+    measured fields are replaced, tone and words to avoid are kept. 409 when nothing is published."""
+    measured = quality.voice_measured(site=site)
+    if not measured["measured_posts"]:
+        raise StateConflict({"site_id": ["The site has no published post to measure its voice from"]})
+    return voice_update(site=site, **measured)
 
 
 BRIEF_WAITING = "Brief ready: the site asks a person to approve it before the draft is written"

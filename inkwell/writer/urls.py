@@ -13,5 +13,7 @@ router.register("images", image_views.ImageViewSet, basename="writer-image")
 
 urlpatterns = [
     path("sites/<int:site_id>/editorial/", views.SiteEditorialViewSet.as_view({"get": "retrieve", "patch": "partial_update"}), name="writer-site-editorial"),
+    path("sites/<int:site_id>/voice/", views.SiteVoiceViewSet.as_view({"get": "retrieve", "patch": "partial_update"}), name="writer-site-voice"),
+    path("sites/<int:site_id>/voice/propose/", views.SiteVoiceViewSet.as_view({"post": "propose"}), name="writer-site-voice-propose"),
     *router.urls,
 ]

@@ -23,7 +23,7 @@ from inkwell.writer import overlaps, quality, selectors, services
 from inkwell.writer.filters import ContentFilter, TaskFilter, TaxonomyFilter
 from inkwell.writer.image_serializers import GenerateImagesInputSerializer
 from inkwell.writer.image_views import generate_images_response
-from inkwell.writer.models import Content, Task, Taxonomy
+from inkwell.writer.models import Content, Task, Taxonomy, VoiceProfile
 
 
 class WriterViewSet(AccountScopedViewSet):
@@ -200,6 +200,36 @@ class SiteEditorialViewSet(WriterViewSet):
         site = self.get_object()
         services.site_editorial_update(site=site, **validated(s.SiteEditorialInputSerializer, request, partial=True))
         return ok(s.SiteEditorialSerializer(quality.editorial_answer(site=site)).data)
+
+
+@extend_schema(tags=["writer"])
+class SiteVoiceViewSet(SiteEditorialViewSet):
+    """A site's voice (issue 35): what every writing and optimizing prompt carries. ``propose``
+    measures it from the site's published posts; the team edits it."""
+
+    serializer_class = s.VoiceSerializer
+
+    def _answer(self, site: Site):
+        voice = VoiceProfile.objects.for_account(site.account_id).filter(site=site).first() or VoiceProfile(site=site)
+        return ok(s.VoiceSerializer({**{name: getattr(voice, name) for name in s.VoiceSerializer().fields if name != "site_id"}, "site_id": site.pk}).data)
+
+    @extend_schema(responses={200: s.VoiceSerializer})
+    def retrieve(self, request, site_id=None):
+        return self._answer(self.get_object())
+
+    @extend_schema(request=s.VoiceInputSerializer, responses={200: s.VoiceSerializer})
+    def partial_update(self, request, site_id=None):
+        site = self.get_object()
+        services.voice_update(site=site, **validated(s.VoiceInputSerializer, request, partial=True))
+        return self._answer(site)
+
+    @extend_schema(request=None, responses={200: s.VoiceSerializer, 409: ErrorEnvelopeSerializer})
+    def propose(self, request, site_id=None):
+        """Measures the voice from the site's published posts (person, sentence length, reading
+        grade, most used words, two example paragraphs); tone and words to avoid are kept."""
+        site = self.get_object()
+        services.voice_propose(site=site)
+        return self._answer(site)
 
 
 @extend_schema(tags=["writer"])
