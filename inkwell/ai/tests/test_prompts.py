@@ -109,3 +109,14 @@ def test_an_accounts_template_without_the_brief_and_voice_still_carries_them():
     assert prompt.startswith("Write about Tomatoes.")
     assert "Reader: Balcony growers" in prompt and "- Compost: https://site.test/compost/" in prompt
     assert "- https://extension.example.org/tomatoes" in prompt and "Words never to use: journey" in prompt
+
+
+def test_the_optimization_prompt_carries_the_sites_voice():
+    from inkwell.ai.client import AIClient
+    from inkwell.ai.optimization import optimization_prompt
+    from inkwell.ai.types import ArticleDraft, Voice
+
+    article = ArticleDraft(title="Tomatoes", meta_title="", meta_description="", focus_keyword="tomatoes", outline=[], html="<p>x</p>", word_count=1)
+    for templates in ({}, {"optimization": "Improve {title}."}):
+        prompt = optimization_prompt(AIClient(text=None, image=None, templates=templates), article, ["Add a heading"], voice=Voice(person="first", words_to_avoid=("journey",)))
+        assert "Words never to use: journey" in prompt and "Person: first person plural" in prompt

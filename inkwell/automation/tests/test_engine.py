@@ -378,3 +378,38 @@ def test_auto_approval_records_the_passing_report_of_what_it_approves(small_site
 
     contents = Content.objects.for_account(tenant.account)
     assert set(contents.values_list("status", "quality_passed", "quality_override_at")) == {("approved", True, None)}
+
+
+def test_a_site_that_stops_at_briefs_gets_briefs_ready_and_no_drafts(small_site, eager_jobs):
+    """Issue 35: automation makes each task's brief and waits there when the site asks for it."""
+    from inkwell.writer.models import Brief
+    from inkwell.writer.services import site_editorial_update
+
+    tenant = small_site
+    site_editorial_update(site=tenant.site, brief_required=True, stop_at_brief=True)
+
+    run = start(tenant, eager_jobs)
+
+    tasks = Task.objects.for_account(tenant.account)
+    assert tasks.count() > 0 and set(tasks.values_list("status", flat=True)) == {"queued"}
+    assert not Content.objects.for_account(tenant.account).exists()
+    assert set(Brief.objects.for_account(tenant.account).values_list("status", flat=True)) == {"ready"}
+    assert Brief.objects.for_account(tenant.account).count() == tasks.count()
+    waiting = AutomationLog.objects.for_account(tenant.account).filter(run=run, stage=4, event="item_failed")
+    assert waiting.count() == tasks.count() and all("Brief ready" in line.message for line in waiting)
+
+
+def test_a_site_that_requires_briefs_without_stopping_writes_from_briefs_automation_approved(small_site, eager_jobs):
+    from inkwell.writer.models import Brief
+    from inkwell.writer.services import site_editorial_update
+
+    tenant = small_site
+    site_editorial_update(site=tenant.site, brief_required=True)
+
+    start(tenant, eager_jobs)
+
+    contents = Content.objects.for_account(tenant.account)
+    assert contents.count() > 0
+    briefs = Brief.objects.for_account(tenant.account)
+    assert set(briefs.values_list("status", "approved_by")) == {("approved", None)}
+    assert set(contents.values_list("task_id", flat=True)) <= set(briefs.values_list("task_id", flat=True))
