@@ -13,7 +13,7 @@ from collections import defaultdict
 from django.db import transaction
 from django.utils import timezone
 
-from inkwell.ai.types import STRUCTURES, KeywordInput, TokenUsage
+from inkwell.ai.types import STRUCTURES, ClusterDraft, KeywordInput, TokenUsage
 from inkwell.api.text import counted
 from inkwell.billing.services import cost_of, settle_job
 from inkwell.jobs.models import Job
@@ -83,6 +83,12 @@ def auto_cluster(ctx: JobContext) -> dict:
         if ids:
             placed.update(ids)
             groups.append((draft, ids))
+    # Every keyword ends in a cluster (contract section 12): one the provider's answer left out is a
+    # cluster of its own, named after it (issue 30: a run used to charge for keywords left out).
+    for row in keywords:
+        if row["id"] not in placed:
+            placed.add(row["id"])
+            groups.append((ClusterDraft(name=row["keyword"].strip(), description="", keyword_ids=[row["id"]]), [row["id"]]))
     now = timezone.now()
     with transaction.atomic():
         clusters = Cluster.objects.bulk_create(
@@ -97,15 +103,11 @@ def auto_cluster(ctx: JobContext) -> dict:
         )
         for cluster, (_, ids) in zip(clusters, groups, strict=True):
             Keyword.objects.for_account(account).filter(pk__in=ids).update(cluster=cluster, updated_at=now)
-        # A keyword that fits no cluster is unclustered, also when it was asked to be clustered again.
-        unplaced = [pk for pk in sector_of if pk not in placed]
-        if unplaced:
-            Keyword.objects.for_account(account).filter(pk__in=unplaced, cluster__isnull=False).update(cluster=None, updated_at=now)
         credits = settle_job(job=job, amount=cost_of(operation_type="clustering", units=len(keywords)), usage=answer.usage)
         result = {
             "clusters_created": len(clusters),
             "keywords_clustered": len(placed),
-            # Keywords that fit no cluster stay unclustered: no cluster, so no idea credits.
+            # Always 0 since every keyword ends in a cluster; kept for the clients that read it.
             "keywords_unclustered": len(keywords) - len(placed),
             "cluster_ids": [cluster.pk for cluster in clusters],
             "credits_used": credits,
