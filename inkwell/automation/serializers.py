@@ -150,7 +150,7 @@ class RunSerializer(serializers.ModelSerializer):
     """The spec's Automation run resource."""
 
     site = serializers.IntegerField(source="site_id", help_text="The site id.")
-    status = serializers.ChoiceField(choices=RunStatus.choices, help_text="queued, running, paused, cancelled, completed or failed.")
+    status = serializers.ChoiceField(choices=RunStatus.choices, help_text="queued, running, paused, cancelled, completed (nothing failed), completed_with_errors (some item failed) or failed.")
     current_stage = serializers.IntegerField(help_text="The stage (1 to 7) the run is in, or ended in.")
     total_stages = serializers.IntegerField(help_text="7 for the pipeline.")
     items_processed = serializers.IntegerField()
@@ -180,10 +180,11 @@ class StageRunSerializer(serializers.ModelSerializer):
 class LogSerializer(serializers.ModelSerializer):
     run_id = serializers.IntegerField(read_only=True)
     data = serializers.DictField(help_text="The line's structured details (ids, counts, credits).")
+    reason = serializers.CharField(help_text="Why the item was left unprocessed: set on every item_failed line, else empty.")
 
     class Meta:
         model = AutomationLog
-        fields = ["id", "run_id", "stage", "level", "event", "message", "item_type", "item_id", "data", "created_at"]
+        fields = ["id", "run_id", "stage", "level", "event", "message", "item_type", "item_id", "reason", "data", "created_at"]
 
 
 class RunWithStagesSerializer(RunSerializer):

@@ -105,6 +105,8 @@ class Stage:
     # The ids among these that reached the stage's result.
     done: Callable[[Pipeline, list[int]], set[int]]
     label: Callable[[object], str]
+    # The reason logged for an item its step ended without processing, when the step gave none.
+    unprocessed: str = "The step ended without processing it"
 
 
 def _active_job_params(pipeline: Pipeline, kind: str) -> list[dict]:
