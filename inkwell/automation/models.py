@@ -127,4 +127,6 @@ class AutomationLog(AccountOwnedModel):
             models.Index(fields=["run", "-id"], name="automation_log_run"),
             models.Index(fields=["account", "site", "-created_at"], name="automation_log_site_recent"),
             models.Index(fields=["run", "level", "-id"], name="automation_log_run_level"),
+            # The items a stage of the site's runs processed (stages 5 to 7 take the articles stage 4 wrote).
+            models.Index(fields=["site", "stage", "item_id"], name="automation_log_site_item"),
         ]

@@ -402,3 +402,49 @@ def test_when_the_credits_run_out_mid_stage_the_stage_stops_and_the_refused_item
     assert Job.objects.for_account(tenant.account).filter(kind="writer.generate_content").count() == 2
     assert AutomationLog.objects.for_account(tenant.account).filter(run=run, event="stage_failed", stage=4).exists()
     assert_ledger_consistent(tenant.account)
+
+
+def _one_article_run(tenant) -> None:
+    """A run that writes one article and makes image prompts for one."""
+    add_keywords(tenant, 10)
+    quick_settings(tenant)
+    fund(tenant.account, 5000)
+    automation_settings(tenant.site, stages={**uncut_shares(), 4: {"budget_pct": 0, "max_per_run": 1}, 5: {"budget_pct": 0, "max_per_run": 1}})
+
+
+def test_the_pipeline_takes_only_the_articles_it_wrote_and_gives_images_to_the_one_it_just_wrote(big_tenant, eager_jobs):
+    """Issue 30, case 3: a run moved a hand-made draft into review and generated images for it
+    instead of for the article it had just written."""
+    from inkwell.writer.tests.factories import make_content
+
+    by_hand = make_content(big_tenant, title="My own draft")
+    _one_article_run(big_tenant)
+
+    run = start(big_tenant, eager_jobs)
+
+    by_hand.refresh_from_db()
+    assert by_hand.status == "draft" and not Image.objects.for_account(big_tenant.account).filter(content=by_hand).exists()
+    [written] = Content.objects.for_account(big_tenant.account).exclude(pk=by_hand.pk)
+    assert written.status == "review" and Image.objects.for_account(big_tenant.account).filter(content=written, status="generated").exists()
+    assert not AutomationLog.objects.for_account(big_tenant.account).filter(run=run, item_type="content", item_id=by_hand.pk).exists()
+
+
+def test_a_site_that_opts_in_has_its_drafts_made_by_hand_taken_too(big_tenant, eager_jobs, as_user):
+    from inkwell.writer.tests.factories import make_content
+
+    by_hand = make_content(big_tenant, title="My own draft")
+    _one_article_run(big_tenant)
+    automation_settings(big_tenant.site, stages={5: {"max_per_run": 0}})
+    client = as_user(big_tenant.owner)
+    response = client.patch(f"/api/v1/automation/update_config/?site_id={big_tenant.site.pk}", {"include_manual_drafts": True}, format="json")
+    assert response.status_code == 200 and response.json()["data"]["include_manual_drafts"] is True
+
+    start(big_tenant, eager_jobs)
+
+    by_hand.refresh_from_db()
+    assert by_hand.status == "review" and Image.objects.for_account(big_tenant.account).filter(content=by_hand).exists()
+
+
+def test_drafts_made_by_hand_are_left_out_unless_the_site_opts_in_by_default(big_tenant, as_user):
+    data = as_user(big_tenant.owner).get("/api/v1/automation/config/", {"site_id": big_tenant.site.pk}).json()["data"]
+    assert data["include_manual_drafts"] is False
