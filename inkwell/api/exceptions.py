@@ -91,6 +91,14 @@ class StateConflict(ApiError):
     code = "state_conflict"
 
 
+class OutsidePublishingRules(ApiError):
+    """A schedule outside the site's publishing days, time slots or limits (contract section 12):
+    ``error`` names the rule; ``"override_rules": true`` schedules it anyway."""
+
+    status_code = status.HTTP_409_CONFLICT
+    code = "outside_publishing_rules"
+
+
 class BusinessRuleViolation(ApiError):
     """Well-formed input that breaks a rule on existing data (422, contract section 1)."""
 

@@ -30,13 +30,13 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.html import escape
 
-from inkwell.api.exceptions import BusinessRuleViolation, CMSPublishFailed, StateConflict
+from inkwell.api.exceptions import BusinessRuleViolation, CMSPublishFailed, OutsidePublishingRules, StateConflict
 from inkwell.cms.base import CMSAdapter, CMSError, CMSNotFound, PostPayload, RemotePost
 from inkwell.integration.models import SiteIntegration
 from inkwell.integration.services import adapter_for
 from inkwell.notifications import events
 from inkwell.observability.metrics import record_publish_attempt
-from inkwell.publishing.models import PublishingRecord, PublishStatus, PublishTrigger
+from inkwell.publishing.models import PublishingRecord, PublishStatus, PublishTrigger, ScheduleOverride
 from inkwell.publishing.selectors import taken_publish_times
 from inkwell.sitesettings import slots
 from inkwell.sitesettings.selectors import effective_settings
@@ -422,13 +422,51 @@ def record_publication(*, content: Content, external_url: str, external_id: str 
     )
 
 
-def content_schedule(*, content: Content, scheduled_publish_at) -> dict:
+def publishing_rule_broken(*, content: Content, at: datetime) -> str | None:
+    """The publishing rule of the content's site that publishing it at ``at`` would break (its
+    publishing days, time slots, daily, weekly and monthly limits, in the site's time zone), or None."""
+    site = content.site
+    publishing = effective_settings(site=site).publishing
+    start = slots.window_start(at, site.time_zone)
+    taken = taken_publish_times(site=site, start=start, end=at + timedelta(days=32), exclude=content)
+    return slots.broken_rule(
+        at=at,
+        time_zone=site.time_zone,
+        publish_days=publishing.publish_days,
+        time_slots=publishing.time_slots,
+        daily_limit=publishing.daily_publish_limit,
+        weekly_limit=publishing.weekly_publish_limit,
+        monthly_limit=publishing.monthly_publish_limit,
+        taken=taken,
+    )
+
+
+@transaction.atomic
+def content_schedule(*, content: Content, scheduled_publish_at, override_rules: bool = False, user: User | None = None) -> dict:
     """Places approved content of a site with an active CMS integration on the publishing
     schedule (any publishing status but ``publishing``). What would fail at its time is refused
-    now: content that is not approved, or a site with no active integration (409)."""
+    now: content that is not approved, or a site with no active integration (409). A time outside
+    the site's publishing rules is a 409 ``outside_publishing_rules`` naming the rule, unless
+    ``override_rules``: then it is scheduled anyway and the override recorded on the content
+    (``ScheduleOverride``; contract section 12)."""
+    _check_schedulable(content)
+    rule = publishing_rule_broken(content=content, at=scheduled_publish_at)
+    if rule and not override_rules:
+        raise OutsidePublishingRules(error=rule)
+    if rule:
+        ScheduleOverride.objects.create(
+            account_id=content.account_id, content=content, scheduled_publish_at=scheduled_publish_at, rule=rule, created_by=user if user and user.pk else None
+        )
+    return {**_schedule_at(content, scheduled_publish_at), "overridden_rule": rule if override_rules else None}
+
+
+def _check_schedulable(content: Content) -> None:
     check_publishable(content=content)
     if not SiteIntegration.objects.for_account(content.account_id).filter(site_id=content.site_id, is_active=True).exists():
         raise StateConflict({"site": [NO_ACTIVE_INTEGRATION]})
+
+
+def _schedule_at(content: Content, scheduled_publish_at) -> dict:
     scheduled = (
         Content.objects.for_account(content.account_id)
         .filter(pk=content.pk, status__in=PUBLISHABLE_STATUSES)
@@ -479,7 +517,9 @@ def schedule_in_next_slot(*, content: Content, after: datetime | None = None) ->
     )
     if slot is None:
         raise BusinessRuleViolation({"scheduled_publish_at": [NO_FREE_SLOT]})
-    return content_schedule(content=content, scheduled_publish_at=slot)
+    # The slot was chosen under the site's rules: no second check.
+    _check_schedulable(content)
+    return _schedule_at(content, slot)
 
 
 # What the CMS reports of our posts

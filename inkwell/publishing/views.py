@@ -135,14 +135,17 @@ class ContentPublishViewSet(AccountScopedViewSet):
         services.publish_now(content=content, user=request.user)
         return ok(s.PublishStatusSerializer(selectors.publish_status(content)).data)
 
-    @extend_schema(request=writer_serializers.ScheduleInputSerializer, responses={200: writer_serializers.ScheduleResultSerializer, 409: ErrorEnvelopeSerializer})
+    @extend_schema(request=writer_serializers.ScheduleInputSerializer, responses={200: writer_serializers.ScheduledResultSerializer, 409: ErrorEnvelopeSerializer})
     def schedule(self, request, pk=None):
         """Puts approved content on the publishing schedule: ``site_status`` becomes ``scheduled``.
         The time must be in the future (400); content that is not approved, a site with no active
-        CMS integration, or content being published is a 409."""
+        CMS integration, or content being published is a 409. A time outside the site's publishing
+        days, time slots or daily, weekly or monthly limit (in the site's time zone) is a 409
+        ``outside_publishing_rules`` naming the rule in ``error``; ``"override_rules": true``
+        schedules it anyway and records the override on the content."""
         content = self.get_object()
-        result = services.content_schedule(content=content, **validated(writer_serializers.ScheduleInputSerializer, request))
-        return ok(writer_serializers.ScheduleResultSerializer(result).data)
+        result = services.content_schedule(content=content, user=request.user, **validated(writer_serializers.ScheduleInputSerializer, request))
+        return ok(writer_serializers.ScheduledResultSerializer(result).data)
 
     @extend_schema(request=None, responses={200: writer_serializers.ScheduleResultSerializer})
     def unschedule(self, request, pk=None):
