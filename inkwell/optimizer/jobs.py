@@ -44,7 +44,7 @@ def optimize(ctx: JobContext) -> dict:
     if content is None:
         raise JobFailed(CONTENT_GONE, code="content_missing")
     ctx.progress(10, f"Optimizing {content.title}"[:255])
-    proposal = propose(client=optimizer_client(account=account), account=account, content=content)
+    proposal = propose(client=optimizer_client(account=account, site=content.site), account=account, content=content)
     ctx.progress(90, "Saving the optimized article")
     with transaction.atomic():
         item = apply_proposal(account=account, proposal=proposal, user=job.created_by)
@@ -66,7 +66,7 @@ def batch_optimize(ctx: JobContext) -> dict:
         content.pk: content
         for content in Content.objects.for_account(account).select_related("task").filter(site_id=job.site_id, pk__in=content_ids)
     }
-    client = optimizer_client(account=account)
+    client = optimizer_client(account=account, site=job.site)
     proposals, failed, first_error = [], [], None
     for number, content_id in enumerate(content_ids):
         content = contents.get(content_id)

@@ -65,7 +65,7 @@ def auto_cluster(ctx: JobContext) -> dict:
     sector = Sector.objects.for_account(account).filter(pk=sector_id).values("id", "name").first() if sector_id else None
     sector_id, sector_name = (sector["id"], sector["name"]) if sector else (None, "")
     ctx.progress(5, f"Clustering {counted(len(keywords), 'keyword')}")
-    answer = ai_client(account).cluster_keywords(
+    answer = ai_client(account, site=job.site).cluster_keywords(
         [
             KeywordInput(id=row["id"], keyword=row["keyword"], volume=row["volume"], difficulty=row["difficulty"], country=row["country"])
             for row in keywords
@@ -147,7 +147,7 @@ def generate_ideas(ctx: JobContext) -> dict:
     if not clusters:
         raise JobFailed("The clusters no longer exist", code="nothing_to_generate")
     keywords = _prompt_keywords(account, [cluster.pk for cluster in clusters])
-    client = ai_client(account)
+    client = ai_client(account, site=job.site)
     drafts, prompt_tokens, completion_tokens, model = [], 0, 0, ""
     for index, cluster in enumerate(clusters):
         ctx.progress(5 + 85 * index // len(clusters), f"Ideas for {cluster.name}")
