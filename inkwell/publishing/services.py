@@ -29,6 +29,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from inkwell.api.exceptions import BusinessRuleViolation, CMSPublishFailed, StateConflict
@@ -102,17 +103,22 @@ def _claim(content: Content, *, trigger: str, user: User | None, integration: Si
     with transaction.atomic():
         if not candidates.update(site_status=SiteStatus.PUBLISHING, updated_at=now):
             return None
-        previous = PublishingRecord.objects.for_account(content.account_id).filter(content=content).order_by("-created_at", "-id").first()
-        retrying = previous is not None and previous.status == PublishStatus.FAILED and previous.retry_at is not None
-        return PublishingRecord.objects.create(
-            account_id=content.account_id,
-            site_id=content.site_id,
-            content=content,
-            platform=integration.platform if integration else "",
-            trigger=trigger,
-            attempt=previous.attempt + 1 if retrying else 1,
-            created_by=user,
-        )
+        records = PublishingRecord.objects.for_account(content.account_id).filter(content=content)
+        return _attempt_record(records, integration=integration, trigger=trigger, user=user, account_id=content.account_id, site_id=content.site_id, content=content)
+
+
+def _attempt_record(earlier: QuerySet, *, integration, trigger: str, user: User | None, **owner) -> PublishingRecord:
+    """The record of a claimed attempt: the next attempt of a failed one that has a retry
+    planned, else the first. ``earlier``: the records of the same thing sent (a content, a refresh)."""
+    previous = earlier.order_by("-created_at", "-id").first()
+    retrying = previous is not None and previous.status == PublishStatus.FAILED and previous.retry_at is not None
+    return PublishingRecord.objects.create(
+        platform=integration.platform if integration else "",
+        trigger=trigger,
+        attempt=previous.attempt + 1 if retrying else 1,
+        created_by=user,
+        **owner,
+    )
 
 
 # Step 2: the push
@@ -602,17 +608,9 @@ def _refresh_claim(refresh: ContentRefresh, *, trigger: str, user: User | None, 
             live = Content.objects.for_account(refresh.account_id).filter(pk=refresh.content_id, site_status=SiteStatus.PUBLISHED).exclude(external_id="")
             if not live.update(site_status=SiteStatus.PUBLISHING, updated_at=now):
                 raise _NotClaimed
-            previous = PublishingRecord.objects.for_account(refresh.account_id).filter(refresh=refresh).order_by("-created_at", "-id").first()
-            retrying = previous is not None and previous.status == PublishStatus.FAILED and previous.retry_at is not None
-            return PublishingRecord.objects.create(
-                account_id=refresh.account_id,
-                site_id=refresh.site_id,
-                content_id=refresh.content_id,
-                refresh=refresh,
-                platform=integration.platform if integration else "",
-                trigger=trigger,
-                attempt=previous.attempt + 1 if retrying else 1,
-                created_by=user,
+            records = PublishingRecord.objects.for_account(refresh.account_id).filter(refresh=refresh)
+            return _attempt_record(
+                records, integration=integration, trigger=trigger, user=user, account_id=refresh.account_id, site_id=refresh.site_id, content_id=refresh.content_id, refresh=refresh
             )
     except _NotClaimed:
         return None
