@@ -17,10 +17,6 @@ class TokenUsage:
     completion_tokens: int = 0
     model: str = ""
 
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
 
 @dataclass(frozen=True)
 class AIResult(Generic[T]):

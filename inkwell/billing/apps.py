@@ -7,4 +7,4 @@ class BillingConfig(AppConfig):
     verbose_name = "Billing and credits"
 
     def ready(self):
-        from inkwell.billing import services, signals  # noqa: F401  (connect the receivers: ledgers at sign-up, job reservations on job_finished)
+        from inkwell.billing import signals  # noqa: F401  (connect the receivers: ledgers at sign-up, job reservations on job_finished)

@@ -14,7 +14,6 @@ from datetime import datetime
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.dispatch import receiver
 from django.utils import timezone
 
 from inkwell.ai.types import TokenUsage
@@ -27,8 +26,7 @@ from inkwell.billing.models import (
     ReservationStatus,
     TransactionType,
 )
-from inkwell.jobs.models import Job, JobStatus
-from inkwell.jobs.signals import job_finished
+from inkwell.jobs.models import Job
 from inkwell.notifications import events
 from inkwell.observability.metrics import record_credits_spent
 from inkwell.tenancy.models import ACTIVE_SUBSCRIPTION_STATUSES, SUBSCRIPTION_PERIOD, Account, Plan, Subscription
@@ -190,7 +188,7 @@ def reserve(*, account: Account, operation_type: str, amount: int, job: Job | No
 
 def reserve_for_job(*, operation_type: str, amount: int, description: str = ""):
     """A ``prepare`` for ``jobs.services.start_job``: the job's cost is held as it is created, and is
-    settled or released when the job ends (``_close_job_reservations``)."""
+    settled or released when the job ends (``signals.close_job_reservations``)."""
 
     def prepare(job: Job) -> None:
         reserve(account=job.account, operation_type=operation_type, amount=amount, job=job, site=job.site, description=description)
@@ -273,16 +271,6 @@ def refund(*, usage: CreditUsage, description: str = "", user=None) -> CreditTra
             raise StateConflict({"usage": ["This charge was already refunded"]})
         state = _move(usage.account_id, balance=usage.credits_used)
         return _record(usage.account_id, state, usage.credits_used, TransactionType.REFUND, usage=usage, description=description or f"Refund: {usage.get_operation_type_display()}", user=user)
-
-
-@receiver(job_finished, dispatch_uid="billing.close_job_reservations")
-def _close_job_reservations(sender, job: Job, **kwargs) -> None:
-    """A job's held credits are charged when it succeeds and freed when it fails or is cancelled."""
-    for reservation in CreditReservation.objects.for_account(job.account).filter(job=job, status=ReservationStatus.HELD):
-        if job.status == JobStatus.SUCCEEDED:
-            settle(reservation=reservation)
-        else:
-            release(reservation=reservation)
 
 
 def renew_monthly_credits(*, now: datetime | None = None) -> int:

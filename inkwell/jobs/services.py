@@ -67,10 +67,6 @@ def job_kind(*, name: str, on_failure: Callable[[Job], None] | None = None, max_
     return register
 
 
-def registered_kinds() -> frozenset[str]:
-    return frozenset(_KINDS)
-
-
 class JobContext:
     """What a handler gets: its job (``params`` hold the input) and a way to report progress."""
 

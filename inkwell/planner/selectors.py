@@ -15,7 +15,7 @@ from django.db.models.functions import Coalesce
 
 from inkwell.api.sql import Column, PagedRows, account_conditions, fetched_rows, icontains_condition, in_condition, quoted_table, sql_columns, sql_order_by, sql_where
 from inkwell.keywords.models import DIFFICULTY_LABELS, SeedKeyword
-from inkwell.planner.models import Cluster, ContentIdea, Keyword
+from inkwell.planner.models import Cluster, Keyword
 from inkwell.tenancy.models import Account, Sector, Site
 
 # What a planner keyword copies from its library keyword (and what add_to_workflow checks).
@@ -209,5 +209,3 @@ def cluster_with_totals(account: Account, cluster_id: int) -> Cluster:
     return with_cluster_totals(Cluster.objects.for_account(account)).get(pk=cluster_id)
 
 
-def ideas_of(account: Account, idea_ids) -> QuerySet:
-    return ContentIdea.objects.for_account(account).filter(pk__in=list(idea_ids))
