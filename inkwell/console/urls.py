@@ -77,6 +77,7 @@ urlpatterns = [
     path("notifications/bell/", activity.BellView.as_view(), name="bell"),
     path("notifications/read-all/", activity.NotificationsReadAllView.as_view(), name="notifications-read-all"),
     path("notifications/<int:pk>/read/", activity.NotificationReadView.as_view(), name="notification-read"),
+    path("notifications/<int:pk>/open/", activity.NotificationOpenView.as_view(), name="notification-open"),
     path("sites/<int:site_id>/settings/", settings.SiteSettingsView.as_view(), name="site-settings"),
     path("sites/<int:site_id>/settings/reset/", settings.SiteSettingsResetView.as_view(), name="site-settings-reset"),
     path("settings/", settings.ProvidersView.as_view(), name="settings"),

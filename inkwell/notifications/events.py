@@ -2,7 +2,10 @@
 its event's title, message, severity, action label and URL, and metadata here, from the facts its
 caller passes (the domains above know their rows; this module knows how an event reads).
 
-The action URLs are application-relative paths of the pages that show what the event is about.
+The action URLs are the console's addresses of what the event is about (its pages under
+``/app/``), so a notification opened in the console, or read from the API, leads to its subject.
+The console's URL names are not importable here (the console is the layer above): the paths are
+spelled out, and a test resolves every builder's path to a console page.
 """
 
 from inkwell.api.text import counted, was
@@ -11,11 +14,20 @@ from inkwell.notifications.services import Delivery, notify, notify_person
 from inkwell.tenancy.models import Account, Site, User
 
 
+CONSOLE = "/app"
+
+
+def site_page_url(site_id, page: str) -> str:
+    """A site's page in the console: ``keywords``, ``clusters``, ``ideas``, ``cms`` ..."""
+    return f"{CONSOLE}/sites/{site_id}/{page}/"
+
+
 def content_url(content_id) -> str:
-    return f"/writer/content/{content_id}"
+    """The article's editor in the console."""
+    return f"{CONSOLE}/content/{content_id}/"
 
 
-BALANCE_URL = "/billing/balance/"
+BALANCE_URL = f"{CONSOLE}/credits/"
 
 
 # Planner: clustering, ideas, keywords
@@ -29,7 +41,7 @@ def clustering_complete(*, account: Account, site: Site | None, site_id, keyword
         message=f"{counted(keywords, 'keyword')} {was(keywords)} grouped into {counted(clusters, 'cluster')}.",
         severity=Severity.SUCCESS,
         action_label="View clusters",
-        action_url=f"/planner/clusters/?site_id={site_id}",
+        action_url=site_page_url(site_id, "clusters"),
         metadata={"count": clusters, "credits": credits, "job_id": job_id},
         site=site,
     )
@@ -43,7 +55,7 @@ def clustering_failed(*, account: Account, site: Site | None, site_id, keywords:
         message=f"Clustering {counted(keywords, 'keyword')} failed: {reason}. No credits were charged.",
         severity=Severity.ERROR,
         action_label="View keywords",
-        action_url=f"/planner/keywords/?site_id={site_id}",
+        action_url=site_page_url(site_id, "keywords"),
         metadata={"count": keywords, "credits": 0, "job_id": job_id},
         site=site,
     )
@@ -57,7 +69,7 @@ def ideas_complete(*, account: Account, site: Site | None, site_id, ideas: int, 
         message=f"{counted(ideas, 'idea')} {was(ideas)} generated from {counted(clusters, 'cluster')}.",
         severity=Severity.SUCCESS,
         action_label="View ideas",
-        action_url=f"/planner/ideas/?site_id={site_id}",
+        action_url=site_page_url(site_id, "ideas"),
         metadata={"count": ideas, "credits": credits, "job_id": job_id},
         site=site,
     )
@@ -71,7 +83,7 @@ def ideas_failed(*, account: Account, site: Site | None, site_id, clusters: int,
         message=f"Generating ideas for {counted(clusters, 'cluster')} failed: {reason}. No credits were charged.",
         severity=Severity.ERROR,
         action_label="View clusters",
-        action_url=f"/planner/clusters/?site_id={site_id}",
+        action_url=site_page_url(site_id, "clusters"),
         metadata={"count": clusters, "credits": 0, "job_id": job_id},
         site=site,
     )
@@ -85,7 +97,7 @@ def keywords_imported(*, account: Account, site: Site, sector_id: int, sector_na
         message=f"{counted(added, 'keyword')} {was(added)} added to {site.name} ({sector_name})" + (f" for {counted(credits, 'credit')}." if credits else "."),
         severity=Severity.SUCCESS,
         action_label="View keywords",
-        action_url=f"/planner/keywords/?site_id={site.pk}&sector_id={sector_id}",
+        action_url=site_page_url(site.pk, "keywords") + f"?sector_id={sector_id}",
         metadata={"count": added, "credits": credits},
         site=site,
     )
@@ -126,7 +138,7 @@ def content_due_for_review(*, account: Account, site: Site, content_id: int, con
 
 def comment_url(content_id, comment_id) -> str:
     """The comment on the content's review screen in the console."""
-    return f"/app/content/{content_id}/review/#comment-{comment_id}"
+    return f"{CONSOLE}/content/{content_id}/review/#comment-{comment_id}"
 
 
 def mentioned_in_comment(
@@ -344,10 +356,6 @@ def approved_content_not_scheduled(*, account: Account, site: Site, content_id: 
 # Integration
 
 
-def _integration_url(integration_id: int) -> str:
-    return f"/integration/{integration_id}"
-
-
 def cms_synced(*, account: Account, site: Site, integration_id: int, summary: str, checked: int, sync_run_id: int, job_id: int) -> Notification:
     return notify(
         account=account,
@@ -356,7 +364,7 @@ def cms_synced(*, account: Account, site: Site, integration_id: int, summary: st
         message=f'"{site.name}" is in sync with its CMS: {summary}.',
         severity=Severity.SUCCESS,
         action_label="Open integration",
-        action_url=_integration_url(integration_id),
+        action_url=site_page_url(site.pk, "cms"),
         metadata={"count": checked, "integration_id": integration_id, "sync_run_id": sync_run_id, "job_id": job_id},
         site=site,
     )
@@ -371,8 +379,8 @@ def cms_sync_failed(
         title="",
         message=f'The sync of "{site_name}" with its CMS failed: {reason}',
         severity=Severity.ERROR,
-        action_label="Open integration" if integration_id else "",
-        action_url=_integration_url(integration_id) if integration_id else "",
+        action_label="Open integration" if site else "",
+        action_url=site_page_url(site.pk, "cms") if site else "",
         metadata={"count": 0, "integration_id": requested_integration_id, "sync_run_id": sync_run_id, "job_id": job_id},
         site=site,
     )
@@ -388,7 +396,7 @@ def webhook_endpoint_disabled(*, account: Account, endpoint_id: int, url: str, d
         "Fix the receiver, switch the endpoint on again and redeliver what failed.",
         severity=Severity.ERROR,
         action_label="Open webhook",
-        action_url=f"/webhooks/{endpoint_id}",
+        action_url=f"{CONSOLE}/settings/webhooks/{endpoint_id}/",
         metadata={"endpoint_id": endpoint_id},
     )
 
@@ -400,8 +408,8 @@ def site_set_up(*, account: Account, site: Site) -> Notification:
         title="",
         message=f'"{site.name}" is set up: it has a sector and a working CMS connection.',
         severity=Severity.SUCCESS,
-        action_label="Open site",
-        action_url=f"/sites/{site.pk}",
+        action_label="Pick keywords",
+        action_url=site_page_url(site.pk, "library"),
         metadata={"count": 1, "site_id": site.pk},
         site=site,
     )
@@ -466,7 +474,7 @@ def automation_run_ended(
         message=f"{outcome}. {counted(items, 'item')} {was(items)} processed for {counted(credits, 'credit')}.",
         severity=severity,
         action_label="View run",
-        action_url=f"/automation/runs/{run_id}",
+        action_url=f"{CONSOLE}/automation/runs/{run_id}/",
         metadata={"count": items, "credits": credits, "run_id": run_id, "status": status},
         site=site,
     )

@@ -139,7 +139,7 @@ def test_credits_low_and_depleted_are_raised_once_per_crossing(tenant):
     services.spend(account=account, operation_type="keyword_purchase", amount=1)  # 8: already below
     assert _alerts(account, "credits_low").count() == 1
     low = _alerts(account, "credits_low").get()
-    assert (low.severity, low.metadata, low.action_url) == ("warning", {"credits": 9}, "/billing/balance/")
+    assert (low.severity, low.metadata, low.action_url) == ("warning", {"credits": 9}, "/app/credits/")
     services.spend(account=account, operation_type="keyword_purchase", amount=8)  # 0
     assert _alerts(account, "credits_depleted").count() == 1
     with pytest.raises(InsufficientCredits):

@@ -4,6 +4,7 @@ action belongs to."""
 
 import pytest
 
+from inkwell.notifications import events, selectors
 from inkwell.notifications.models import Notification
 from inkwell.planner.tests.factories import make_keyword
 
@@ -39,6 +40,24 @@ def test_marking_a_notification_read_goes_back_only_to_a_console_path(console_cl
     response = console_client(tenant.owner).post(f"/app/notifications/{notification.pk}/read/", {"back": back})
 
     assert response.status_code == 302
+    assert response.headers["Location"] == "/app/notifications/"
+
+
+def test_opening_a_notification_marks_it_read_and_leads_to_its_subject(console_client, tenant):
+    notification = events.content_ready_for_review(account=tenant.account, site=tenant.site, content_id=7, content_title="Tomatoes")
+
+    response = console_client(tenant.admin).post(f"/app/notifications/{notification.pk}/open/")
+
+    assert (response.status_code, response.headers["Location"]) == (302, "/app/content/7/")
+    assert selectors.notification_list(tenant.account, user=tenant.admin, site_ids=None).get(pk=notification.pk).is_read
+    assert not selectors.notification_list(tenant.account, user=tenant.owner, site_ids=None).get(pk=notification.pk).is_read
+
+
+def test_a_notification_leading_outside_the_console_opens_the_notifications_page(console_client, tenant):
+    notification = Notification.objects.create(account=tenant.account, notification_type="system_info", title="Hello", message="m", action_url="/api/v1/auth/me/")
+
+    response = console_client(tenant.owner).post(f"/app/notifications/{notification.pk}/open/")
+
     assert response.headers["Location"] == "/app/notifications/"
 
 

@@ -3,7 +3,7 @@
 from django.core.paginator import Paginator
 from django.urls import reverse
 
-from inkwell.console.base import ConsoleView, get_scoped
+from inkwell.console.base import ConsoleView, console_path, get_scoped
 from inkwell.jobs import selectors as job_selectors
 from inkwell.jobs.models import Job
 from inkwell.notifications import selectors, services
@@ -71,6 +71,19 @@ class NotificationReadView(ConsoleView):
         notification = get_scoped(Notification, request, pk, queryset=inbox(request))
         services.mark_read(account=request.account, notification_id=notification.pk, user=request.user)
         return self.done_back(request, default=reverse("console:notifications"))
+
+
+class NotificationOpenView(ConsoleView):
+    """Opening a notification marks it read and leads to its subject's page (its ``action_url``,
+    when that is one of the console's own paths)."""
+
+    model = Notification
+    write_roles = ALL_ROLES
+
+    def post(self, request, pk):
+        notification = get_scoped(Notification, request, pk, queryset=inbox(request))
+        services.mark_read(account=request.account, notification_id=notification.pk, user=request.user)
+        return self.done(request, console_path(notification.action_url, default=reverse("console:notifications")))
 
 
 class NotificationsReadAllView(ConsoleView):

@@ -1,5 +1,6 @@
 """The move from one shared read flag to per-member receipts keeps what each member saw read."""
 
+import importlib
 from datetime import timedelta
 
 import pytest
@@ -53,3 +54,24 @@ def test_what_was_read_stays_read_for_every_member_who_saw_it_read_and_back(make
         assert flags == {shared: (True, read_at), personal: (True, read_at), unread: (True, first_read), theirs: (True, read_at)}
     finally:
         migrate()
+
+
+@pytest.mark.parametrize(
+    ("old", "site_id", "new"),
+    [
+        ("/writer/content/7", 3, "/app/content/7/"),
+        ("/planner/clusters/?site_id=3", 3, "/app/sites/3/clusters/"),
+        ("/planner/keywords/?site_id=3&sector_id=12", 3, "/app/sites/3/keywords/?sector_id=12"),
+        ("/planner/ideas/?site_id=3", 3, "/app/sites/3/ideas/"),
+        ("/integration/5", 3, "/app/sites/3/cms/"),
+        ("/integration/5", None, ""),
+        ("/webhooks/9", None, "/app/settings/webhooks/9/"),
+        ("/sites/3", 3, "/app/sites/3/library/"),
+        ("/billing/balance/", None, "/app/credits/"),
+        ("/automation/runs/11", 3, "/app/automation/runs/11/"),
+        ("/billing/credits?from=notification", None, "/billing/credits?from=notification"),
+    ],
+)
+def test_stored_action_urls_become_the_console_pages_of_their_subjects(old, site_id, new):
+    migration = importlib.import_module("inkwell.notifications.migrations.0008_console_action_urls")
+    assert migration.console_action_url(old, site_id) == new

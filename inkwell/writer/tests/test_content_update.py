@@ -158,7 +158,7 @@ def test_entering_review_raises_content_ready_review_once(tenant, as_user):
 
     [notice] = Notification.objects.for_account(tenant.account).filter(notification_type="content_ready_review")
     assert notice.site_id == tenant.site.pk
-    assert notice.action_url == f"/writer/content/{content.pk}"
+    assert notice.action_url == f"/app/content/{content.pk}/"
     assert notice.metadata == {"count": 1, "content_id": content.pk}
     assert "Ready soon" in notice.message
 

@@ -93,7 +93,7 @@ def test_a_finished_draft_raises_ai_content_complete(tenant, funded, as_user, ea
     content = Content.objects.for_account(tenant.account).get(task=task)
     [notice] = notifications(tenant.account, "ai_content_complete")
     assert notice.site_id == tenant.site.pk
-    assert notice.action_url == f"/writer/content/{content.pk}"
+    assert notice.action_url == f"/app/content/{content.pk}/"
     assert notice.metadata == {"count": 1, "credits": 8, "content_id": content.pk, "task_id": task.pk}
     assert content.title in notice.message
 
