@@ -251,6 +251,14 @@ def test_a_team_plans_and_writes_an_approved_article_with_images_from_the_keyboa
     press(page.locator("#bell"))
     page.wait_for_url("**/notifications/")
     screens.capture("19-notifications")
+    # A notification's button marks it read and opens the page of its subject.
+    unread = page.locator(".note--unread").count()
+    press(page.locator(".note--unread .note__body button").first)
+    page.wait_for_load_state("networkidle")
+    assert "/app/" in page.url and "/notifications/" not in page.url
+    press(page.locator("#bell"))
+    page.wait_for_url("**/notifications/")
+    assert page.locator(".note--unread").count() == unread - 1
     press(page.get_by_role("button", name="Mark all read"))
     page.wait_for_load_state("networkidle")
     assert page.locator("#bell .bell__count").count() == 0
