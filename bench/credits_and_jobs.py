@@ -119,7 +119,7 @@ def inner_ledger(args) -> dict:
 
     statements = _recorded_statements(connection, pair)
     timings, replays = [], []
-    for block in range(10):  # the pairs and their replays alternate, so both sample the same moments
+    for _block in range(10):  # the pairs and their replays alternate, so both sample the same moments
         for _ in range(args.pairs // 10):
             started = time.perf_counter()
             pair()

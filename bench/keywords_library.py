@@ -281,7 +281,7 @@ class CpuMeter:
         self.total = self.idle = 0
         self._start: tuple[int, int] | None = None
 
-    def __enter__(self) -> "CpuMeter":
+    def __enter__(self) -> CpuMeter:
         self._start = _cpu_counters()
         return self
 

@@ -4,9 +4,10 @@
 import contextvars
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from types import MappingProxyType
 
 from django.utils.functional import LazyObject
 
@@ -14,7 +15,7 @@ current_request_id: contextvars.ContextVar[str] = contextvars.ContextVar("reques
 # The request being answered (set by inkwell.observability.middleware), for its account.
 current_request: contextvars.ContextVar = contextvars.ContextVar("current_request", default=None)
 # account_id, job_id, run_id of the work in hand outside a request (a job, an automation run).
-_bound: contextvars.ContextVar[dict] = contextvars.ContextVar("log_fields", default={})
+_bound: contextvars.ContextVar[Mapping] = contextvars.ContextVar("log_fields", default=MappingProxyType({}))
 
 CONTEXT_FIELDS = ("account_id", "job_id", "run_id")
 # Attributes every LogRecord has; anything else on a record was passed with ``extra``.

@@ -163,7 +163,7 @@ def _utc_loader(c_loader: type) -> type:
     from psycopg.types.datetime import TimestamptzLoader
 
     class UtcTimestamptzLoader(TimestamptzLoader):
-        timezone = datetime.timezone.utc
+        timezone = datetime.UTC
 
         def __init__(self, oid, context=None):
             super().__init__(oid, context)

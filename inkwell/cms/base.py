@@ -265,7 +265,7 @@ class CMSAdapter(ABC):
     def posts(self, external_ids: list[str]) -> dict[str, RemotePost]:
         """The posts among ``external_ids`` that still exist (trashed ones included), by id."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027  (optional: an adapter that keeps no connection has nothing to release)
         """Release the connections the adapter keeps open between calls."""
 
     def __enter__(self) -> "CMSAdapter":

@@ -311,7 +311,7 @@ def _write_batch(batch: dict[tuple, tuple[int, tuple]], result: ImportResult, *,
                 continue
             else:
                 result.updated += 1
-            to_write.append(SeedKeyword(**dict(zip(KEY_FIELDS, key)), **dict(zip(VALUE_FIELDS, values)), created_at=now))
+            to_write.append(SeedKeyword(**dict(zip(KEY_FIELDS, key, strict=True)), **dict(zip(VALUE_FIELDS, values, strict=True)), created_at=now))
         if dry_run or not to_write:
             return
         SeedKeyword.objects.bulk_create(

@@ -184,7 +184,7 @@ class _Editor:
 
     def _split_long_paragraphs(self) -> None:
         split = 0
-        for index, part in enumerate(list(self.parts)):
+        for part in list(self.parts):
             if not isinstance(part, _Block) or part.tag != "p" or count_words(part.text) <= LONG_PARAGRAPH_WORDS:
                 continue
             chunks, current, words = [], [], 0

@@ -512,7 +512,7 @@ class OpenAITextProvider(_OpenAIProvider):
         for attempt in range(OUTPUT_ATTEMPTS):
             response = self._call(
                 operation_name,
-                lambda client: client.chat.completions.create(
+                lambda client, messages=messages: client.chat.completions.create(
                     model=model, messages=messages, response_format={"type": "json_object"}
                 ),
             )

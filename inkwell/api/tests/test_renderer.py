@@ -14,7 +14,7 @@ from rest_framework.renderers import JSONRenderer
 from inkwell.api.envelope import Enveloped, success_body
 from inkwell.api.renderers import EnvelopeJSONRenderer
 
-UTC = datetime.timezone.utc
+UTC = datetime.UTC
 
 
 def payload() -> dict:

@@ -30,8 +30,8 @@ def test_postgresql_timestamps_read_in_c_are_the_values_djangos_loader_gives():
         in_c = cursor.fetchone()
         assert cursor.adapters.get_loader(1184, 0).__name__ == "UtcTimestamptzLoader"
     with connection.cursor() as cursor:
-        register_tzloader(datetime.timezone.utc, cursor)  # Django's own loader, on this cursor only
+        register_tzloader(datetime.UTC, cursor)  # Django's own loader, on this cursor only
         cursor.execute(TIMESTAMPS)
         by_django = cursor.fetchone()
     assert in_c == by_django
-    assert all(value.tzinfo is datetime.timezone.utc for value in in_c if value is not None)
+    assert all(value.tzinfo is datetime.UTC for value in in_c if value is not None)

@@ -51,7 +51,7 @@ def flag(post, name: str) -> bool:
 
 
 def read_publishing(post) -> dict:
-    slots = [{"start": start, **({"end": end} if end else {})} for start, end in zip(post.getlist("slot_start"), post.getlist("slot_end")) if start or end]
+    slots = [{"start": start, **({"end": end} if end else {})} for start, end in zip(post.getlist("slot_start"), post.getlist("slot_end"), strict=False) if start or end]
     return {
         **{name: flag(post, name) for name in PUBLISHING_FLAGS},
         **{name: number(post.get(name)) for name in PUBLISHING_NUMBERS},
@@ -79,7 +79,7 @@ def automation_rows(settings: dict, defaults: dict) -> dict:
     whether the site changed it, and what the default is."""
     config = settings["automation_config"]
     stages = []
-    for stage, default in zip(settings["stage_configs"], defaults["stages"]):
+    for stage, default in zip(settings["stage_configs"], defaults["stages"], strict=True):
         values = {"enabled": stage["enabled"], "batch_size": stage["batch_size"], "per_run_limit": stage["max_per_run"], "use_testing": stage["use_testing"], "budget_pct": stage["budget_pct"]}
         cells = [
             {"text": stage_value_text(name, value), "changed": value != default[name], "default": stage_value_text(name, default[name]), "numeric": not isinstance(value, bool)}
