@@ -93,7 +93,7 @@ def _once(read):
 
 def header_sites(request) -> list[dict]:
     """The sites of the header's switcher: those the caller may see, by name."""
-    return list(scoped(Site, request).order_by("name", "id").values("id", "name"))
+    return list(scoped(Site, request).order_by("name", "id").values("id", "name", "time_zone"))
 
 
 def current_site_id(request, sites: list[dict]) -> int | None:
@@ -103,6 +103,15 @@ def current_site_id(request, sites: list[dict]) -> int | None:
     if current not in {site["id"] for site in sites}:
         current = sites[0]["id"] if sites else None
     return current
+
+
+def display_zone(site, shell: dict) -> str:
+    """The time zone a page shows its times in: that of the site the page is about (``site``),
+    else that of the site in the header's switcher (``shell``); UTC for an account with no site."""
+    if isinstance(site, Site):
+        return site.time_zone
+    sites, current = shell["sites"](), shell["current_site_id"]()
+    return next((entry["time_zone"] for entry in sites if entry["id"] == current), "UTC")
 
 
 def shell_context(request) -> dict:
@@ -185,7 +194,9 @@ class ConsoleView(View):
 
     def page(self, request, context: dict, *, template: str | None = None, status: int = 200) -> HttpResponse:
         """The full page, or for an htmx request that targets a fragment, that fragment alone."""
-        context = {**shell_context(request), **context, "view": self}
+        shell = shell_context(request)
+        context = {**shell, **context, "view": self}
+        context["display_zone"] = _once(lambda: display_zone(context.get("site"), shell))
         if request.htmx and not request.htmx.boosted and getattr(self, "fragment_template", None):
             return render_page(request, self.fragment_template, context, status=status)
         return render_page(request, template or self.template_name, context, status=status)

@@ -1,9 +1,13 @@
 """Small helpers of the console's templates: icons from the sprite, job names, where a job's work is."""
 
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
 from django import template
 from django.conf import settings
 from django.templatetags.static import static
 from django.urls import reverse
+from django.utils.dateformat import format as date_format
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
@@ -40,6 +44,27 @@ def outside_link(url) -> str:
     except netguard.InvalidURL:
         return ""
     return url
+
+
+@register.simple_tag(takes_context=True)
+def when(context, moment: datetime | None, style: str = "j M Y, H:i", empty: str = "") -> str:
+    """A moment as the console shows every time: in the zone of the site in view, with that zone
+    named ("27 Nov 2026, 20:26 CET"), and the UTC time on hover. ``empty`` when there is none.
+
+    The zone comes from the page's ``display_zone`` (``ConsoleView.page``), read only when a
+    template shows a time."""
+    if moment is None:
+        return empty
+    zone = context.get("display_zone")
+    zone = ZoneInfo((zone() if callable(zone) else zone) or "UTC")
+    local, utc = moment.astimezone(zone), moment.astimezone(UTC)
+    return format_html(
+        '<time datetime="{}" title="{} UTC">{} {}</time>',
+        utc.isoformat().replace("+00:00", "Z"),
+        date_format(utc, "j M Y, H:i:s"),
+        date_format(local, style),
+        local.tzname(),
+    )
 
 
 @register.filter
