@@ -17,6 +17,7 @@ from django.utils.dateparse import parse_datetime
 
 from inkwell.publishing.services import publish_due
 from inkwell.publishing.tests.helpers import add_image
+from inkwell.sitesettings.tests import publish_any_time
 from inkwell.writer.models import Content, ImageType, SiteStatus, Taxonomy
 from inkwell.writer.tests.factories import make_content
 
@@ -54,6 +55,8 @@ def wp(wordpress) -> httpx2.Client:
 def test_a_site_connects_syncs_publishes_schedules_and_hears_back_from_wordpress(tenant, as_user, api_client, wordpress, wp, allow_private_cms, eager_jobs):
     owner = as_user(tenant.owner)
     marker = uuid.uuid4().hex[:8]
+    # It schedules a minute ahead, whenever it runs: any time is within the site's publishing rules.
+    publish_any_time(tenant.site)
 
     # Connect and test the connection.
     created = owner.post(

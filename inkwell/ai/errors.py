@@ -6,6 +6,8 @@ class AIError(Exception):
     code = "ai_error"
     message = "The AI provider failed"
     retryable = False
+    # What a job retried after this error waits for (its progress message says so).
+    waits_for = "the AI provider"
 
     def __init__(self, message: str | None = None):
         self.message = message or self.message

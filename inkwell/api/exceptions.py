@@ -6,6 +6,7 @@ view formats an error by hand.
 """
 
 import logging
+import math
 import sys
 from typing import Any
 
@@ -88,6 +89,14 @@ class Conflict(ApiError):
 class StateConflict(ApiError):
     status_code = status.HTTP_409_CONFLICT
     code = "state_conflict"
+
+
+class OutsidePublishingRules(ApiError):
+    """A schedule outside the site's publishing days, time slots or limits (contract section 12):
+    ``error`` names the rule; ``"override_rules": true`` schedules it anyway."""
+
+    status_code = status.HTTP_409_CONFLICT
+    code = "outside_publishing_rules"
 
 
 class BusinessRuleViolation(ApiError):
@@ -230,14 +239,28 @@ def exception_handler(exc: Exception, context: dict) -> Response:
         errors = flatten_errors(exc.detail)
     elif isinstance(exc, exceptions.ParseError):
         errors = {"body": [str(exc.detail)]}
-    if isinstance(exc, exceptions.Throttled):
-        state = getattr(context["request"]._request, "rate_limit", None)
-        if state is not None:
-            response["X-Throttle-Limit"] = str(state.limit)
-            response["X-Throttle-Remaining"] = "0"
-            response["X-Throttle-Reset"] = str(state.reset)
+    if status_code == status.HTTP_429_TOO_MANY_REQUESTS:
+        _throttle_headers(response, exc, getattr(context["request"]._request, "rate_limit", None))
     response.data = error_body(status_code, code=_code_of(exc, status_code), error=error, errors=errors)
     return response
+
+
+def _throttle_headers(response: Response, exc: Exception, state) -> None:
+    """Every 429 carries the X-Throttle-* family (contract section 6), the scope's throttle and a
+    refusal of its own alike (a login locked for its e-mail address answers 429 under the auth
+    scope): the scope's limit, nothing remaining, and the moment a retry may succeed, which for a
+    refusal of its own is when its Retry-After ends, if that is later than the window's end."""
+    from inkwell.api import throttling  # the throttle's clock, which the tests freeze
+
+    if state is None:
+        return
+    reset = state.reset
+    wait = getattr(exc, "wait", None)
+    if not isinstance(exc, exceptions.Throttled) and isinstance(wait, (int, float)):
+        reset = max(reset, math.ceil(throttling.time.time() + wait))
+    response["X-Throttle-Limit"] = str(state.limit)
+    response["X-Throttle-Remaining"] = "0"
+    response["X-Throttle-Reset"] = str(reset)
 
 
 def _json_error(status_code: int, **kwargs) -> JsonResponse:

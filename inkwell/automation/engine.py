@@ -30,7 +30,7 @@ from datetime import timedelta
 
 from django.conf import settings as django_settings
 from django.db import connection, transaction
-from django.db.models import F
+from django.db.models import F, Sum
 from django.utils import timezone
 from rest_framework.exceptions import APIException
 
@@ -89,6 +89,7 @@ TRANSITIONS = {
     "run_resumed": RunStatus.QUEUED,
     "run_paused": RunStatus.PAUSED,
     "run_completed": RunStatus.COMPLETED,
+    "run_completed_with_errors": RunStatus.COMPLETED_WITH_ERRORS,
     "run_failed": RunStatus.FAILED,
     "run_cancelled": RunStatus.CANCELLED,
 }
@@ -105,6 +106,8 @@ def log(run: AutomationRun, level: str, event: str, message: str, *, stage: int 
 
 RUN_EVENTS = {
     RunStatus.COMPLETED: (NotificationType.AUTOMATION_RUN_COMPLETED, Severity.SUCCESS),
+    # The same event either way (contract section 12), amber, with the failures in its metadata.
+    RunStatus.COMPLETED_WITH_ERRORS: (NotificationType.AUTOMATION_RUN_COMPLETED, Severity.WARNING),
     RunStatus.CANCELLED: (NotificationType.AUTOMATION_RUN_CANCELLED, Severity.WARNING),
     RunStatus.FAILED: (NotificationType.AUTOMATION_RUN_FAILED, Severity.ERROR),
 }
@@ -114,8 +117,10 @@ def announce_end(run: AutomationRun) -> None:
     """The one notification of a run's end, its own event: ``automation_run_completed``,
     ``automation_run_cancelled`` or ``automation_run_failed``."""
     event, severity = RUN_EVENTS[run.status]
+    failed = run_failures(run)
     messages = {
         RunStatus.COMPLETED: f"Automation run #{run.pk} finished",
+        RunStatus.COMPLETED_WITH_ERRORS: f"Automation run #{run.pk} finished with {counted(failed, 'failed item')}",
         RunStatus.CANCELLED: f"Automation run #{run.pk} was cancelled",
         RunStatus.FAILED: f"Automation run #{run.pk} failed: {run.error_message or 'it stopped unexpectedly'}",
     }
@@ -129,6 +134,7 @@ def announce_end(run: AutomationRun) -> None:
         outcome=messages[run.status],
         items=run.items_processed,
         credits=run.credits_used,
+        failed=failed,
     )
     # Outbound webhooks (a cancelled run is no event of theirs), in the transaction that ended the run.
     webhook_type = RUN_WEBHOOK_EVENTS.get(run.status)
@@ -149,7 +155,17 @@ def announce_end(run: AutomationRun) -> None:
         )
 
 
-RUN_WEBHOOK_EVENTS = {RunStatus.COMPLETED: EventType.AUTOMATION_RUN_COMPLETED, RunStatus.FAILED: EventType.AUTOMATION_RUN_FAILED}
+# A run with failed items completed too: its event is run_completed, its ``status`` completed_with_errors.
+RUN_WEBHOOK_EVENTS = {
+    RunStatus.COMPLETED: EventType.AUTOMATION_RUN_COMPLETED,
+    RunStatus.COMPLETED_WITH_ERRORS: EventType.AUTOMATION_RUN_COMPLETED,
+    RunStatus.FAILED: EventType.AUTOMATION_RUN_FAILED,
+}
+
+
+def run_failures(run: AutomationRun) -> int:
+    """How many items the run's stages left failed."""
+    return AutomationStageRun.objects.for_account(run.account_id).filter(run=run).aggregate(failed=Sum("failed"))["failed"] or 0
 
 
 def _due(job: dict, now) -> bool:
@@ -233,10 +249,16 @@ class Engine:
     def _complete(self) -> None:
         with transaction.atomic():
             finished = _runs(self.account).filter(pk=self.run.pk, status=RunStatus.RUNNING, job_id=self.job_id)
-            if not finished.update(status=RunStatus.COMPLETED, completed_at=timezone.now(), current_item={}, updated_at=timezone.now()):
+            failed = run_failures(self.run)
+            status = RunStatus.COMPLETED_WITH_ERRORS if failed else RunStatus.COMPLETED
+            if not finished.update(status=status, completed_at=timezone.now(), current_item={}, updated_at=timezone.now()):
                 raise Stop
             self.run.refresh_from_db()
-            log(self.run, LogLevel.INFO, "run_completed", f"Run completed: {self.run.items_processed} items processed for {self.run.credits_used} credits")
+            done = f"{self.run.items_processed} items processed for {self.run.credits_used} credits"
+            if failed:
+                log(self.run, LogLevel.WARNING, "run_completed_with_errors", f"Run completed with errors: {done}, {counted(failed, 'item')} failed")
+            else:
+                log(self.run, LogLevel.INFO, "run_completed", f"Run completed: {done}")
             announce_end(self.run)
 
     # Stages.
@@ -437,12 +459,15 @@ class Engine:
                 event = "item_approved" if approved else "item_processed"
                 level, message = LogLevel.INFO, f"{label}: {'approved' if approved else stage.outcome}"
             else:
-                event, level, message = "item_failed", LogLevel.ERROR, f"{label}: {reason or 'not processed'}"
+                # An item left unprocessed always carries a reason (contract section 12): the job's
+                # error or the refusal, else what the stage says of an item its step did not reach.
+                why = (reason or stage.unprocessed).strip()[:500]
+                event, level, message = "item_failed", LogLevel.ERROR, f"{label}: {why}"
             data = {"job_id": job_id} if job_id else {}
             lines.append(
                 AutomationLog(
                     account_id=run.account_id, run=run, site_id=run.site_id, stage=stage.number, level=level, event=event,
-                    message=message[:500], item_type=stage.item_type, item_id=pk, data=data,
+                    message=message[:500], item_type=stage.item_type, item_id=pk, data=data, reason=why if event == "item_failed" else "",
                 )
             )
         AutomationLog.objects.bulk_create(lines)

@@ -13,7 +13,7 @@ from inkwell.sitesettings.defaults import STAGE_NUMBERS
 from inkwell.tenancy.access import can_access_site
 from inkwell.tenancy.models import Account, Site
 
-FINISHED_RUN_STATUSES = (RunStatus.COMPLETED, RunStatus.CANCELLED, RunStatus.FAILED)
+FINISHED_RUN_STATUSES = (RunStatus.COMPLETED, RunStatus.COMPLETED_WITH_ERRORS, RunStatus.CANCELLED, RunStatus.FAILED)
 
 
 class _SiteIdFormField(IntegerFormField):

@@ -18,6 +18,8 @@ class RunStatus(models.TextChoices):
     PAUSED = "paused", "Paused"
     CANCELLED = "cancelled", "Cancelled"
     COMPLETED = "completed", "Completed"
+    # Contract section 12: a run that ended with any failed item (``completed``: nothing failed).
+    COMPLETED_WITH_ERRORS = "completed_with_errors", "Completed with errors"
     FAILED = "failed", "Failed"
 
 
@@ -55,7 +57,7 @@ class AutomationRun(AccountOwnedModel):
     """
 
     site = models.ForeignKey(Site, on_delete=models.CASCADE, related_name="automation_runs")
-    status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.QUEUED)
+    status = models.CharField(max_length=24, choices=RunStatus.choices, default=RunStatus.QUEUED)
     trigger = models.CharField(max_length=10, choices=RunTrigger.choices, default=RunTrigger.MANUAL)
     job = models.ForeignKey(Job, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
@@ -114,6 +116,8 @@ class AutomationLog(AccountOwnedModel):
     message = models.CharField(max_length=500)
     item_type = models.CharField(max_length=20, blank=True)
     item_id = models.BigIntegerField(null=True, blank=True)
+    # Why an item was left unprocessed (an ``item_failed`` line always has one; contract section 12).
+    reason = models.CharField(max_length=500, blank=True)
     data = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -123,4 +127,6 @@ class AutomationLog(AccountOwnedModel):
             models.Index(fields=["run", "-id"], name="automation_log_run"),
             models.Index(fields=["account", "site", "-created_at"], name="automation_log_site_recent"),
             models.Index(fields=["run", "level", "-id"], name="automation_log_run_level"),
+            # The items a stage of the site's runs processed (stages 5 to 7 take the articles stage 4 wrote).
+            models.Index(fields=["site", "stage", "item_id"], name="automation_log_site_item"),
         ]

@@ -24,6 +24,7 @@ from inkwell.tenancy.serializers import AccountSiteField
 SITE_ID_HELP = "The site whose automation this is (another account's site: 404)."
 RUN_ID_HELP = "One of the site's runs (another run: 404)."
 DIFFERS_FROM_QUERY = "Differs from {field} in the query string"
+DIFFERS_FROM_FIELD = "Differs from {field}"
 INVALID_LEVEL = "Invalid level; use info, warning or error"
 # How many of its newest log lines a run's detail carries; /automation/logs/?run_id= pages through all.
 DETAIL_LOG_LINES = 100
@@ -94,8 +95,11 @@ def run_target(query: dict, body: dict) -> dict:
 
 
 class AutomationConfigResourceSerializer(AutomationConfigSerializer):
-    """The unified settings' ``automation_config`` with the delays, and the ``stage_configs``."""
+    """The unified settings' ``automation_config`` with the delays, and the ``stage_configs``, and
+    the site they belong to (``site_id``), so that the answer can be sent back as it is to
+    ``update_config/``, with or without ``?site_id=``."""
 
+    site_id = serializers.IntegerField(read_only=True, help_text="The site whose automation this is.")
     stage_configs = StageConfigSerializer(many=True)
 
 
@@ -104,6 +108,10 @@ class AutomationConfigUpdateSerializer(RejectUnknownFieldsMixin, AutomationConfi
     only, is ignored). The delays and ``stage_configs`` entries (for ``use_testing`` and
     ``budget_pct``) are optional and change what they name."""
 
+    site_id = AccountSiteField(
+        source="site", required=False, write_only=True, help_text="The site, as ``GET /automation/config/`` names it; or ?site_id= (both: they must agree)."
+    )
+    is_enabled = serializers.BooleanField(required=False, write_only=True, help_text="Another name of ``enabled`` (both: they must agree).")
     stage_configs = serializers.ListField(child=StageConfigInputSerializer(), required=False, max_length=len(STAGE_NUMBERS))
 
     def __init__(self, *args, **kwargs):
@@ -111,9 +119,28 @@ class AutomationConfigUpdateSerializer(RejectUnknownFieldsMixin, AutomationConfi
         for field in DELAY_FIELDS.values():
             self.fields[field].required = False
 
+    def to_internal_value(self, data):
+        # Clients written from the spec's automation config call ``enabled`` ``is_enabled`` (issue 30).
+        if isinstance(data, dict) and "is_enabled" in data and "enabled" not in data:
+            data = {**data, "enabled": data["is_enabled"]}
+        return super().to_internal_value(data)
+
     def validate(self, attrs):
+        if "is_enabled" in attrs and attrs.pop("is_enabled") != attrs.get("enabled"):
+            raise serializers.ValidationError({"is_enabled": [DIFFERS_FROM_FIELD.format(field="enabled")]})
         validate_stage_entries(attrs.get("stage_configs", []), attrs)
         return attrs
+
+
+class ConfigQuerySerializer(serializers.Serializer):
+    site_id = QuerySiteField(source="site", required=False, help_text=f"{SITE_ID_HELP} Required here or in the body.")
+
+
+def config_site(query: dict, body: dict) -> Site:
+    """The site of an ``update_config`` from its validated query string and body (``site`` popped
+    from the body): named in either, in both the same."""
+    target = run_target(query, {"site": body.pop("site")} if "site" in body else {})
+    return target["site"]
 
 
 # Runs.
@@ -123,7 +150,7 @@ class RunSerializer(serializers.ModelSerializer):
     """The spec's Automation run resource."""
 
     site = serializers.IntegerField(source="site_id", help_text="The site id.")
-    status = serializers.ChoiceField(choices=RunStatus.choices, help_text="queued, running, paused, cancelled, completed or failed.")
+    status = serializers.ChoiceField(choices=RunStatus.choices, help_text="queued, running, paused, cancelled, completed (nothing failed), completed_with_errors (some item failed) or failed.")
     current_stage = serializers.IntegerField(help_text="The stage (1 to 7) the run is in, or ended in.")
     total_stages = serializers.IntegerField(help_text="7 for the pipeline.")
     items_processed = serializers.IntegerField()
@@ -153,10 +180,11 @@ class StageRunSerializer(serializers.ModelSerializer):
 class LogSerializer(serializers.ModelSerializer):
     run_id = serializers.IntegerField(read_only=True)
     data = serializers.DictField(help_text="The line's structured details (ids, counts, credits).")
+    reason = serializers.CharField(help_text="Why the item was left unprocessed: set on every item_failed line, else empty.")
 
     class Meta:
         model = AutomationLog
-        fields = ["id", "run_id", "stage", "level", "event", "message", "item_type", "item_id", "data", "created_at"]
+        fields = ["id", "run_id", "stage", "level", "event", "message", "item_type", "item_id", "reason", "data", "created_at"]
 
 
 class RunWithStagesSerializer(RunSerializer):

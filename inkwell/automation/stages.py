@@ -13,6 +13,9 @@ read these definitions.
 7 review gate             draft content whose images are done (or that needs none): to ``review``,
                           or ``approved`` with auto-approval (auto-publish then schedules it)
 
+Stages 5 to 7 take only the drafts the pipeline wrote (their task went through stage 4 of a run of
+the site), unless the site's ``include_manual_drafts`` is on: a draft made by hand is a person's.
+
 An item some active job is working on (a user's, or the step a dead worker left, which the jobs
 sweep finishes) is not pending: nothing is processed twice.
 """
@@ -22,6 +25,7 @@ from dataclasses import dataclass
 
 from django.db.models import Exists, OuterRef, QuerySet
 
+from inkwell.automation.models import AutomationLog
 from inkwell.billing.services import cost_of
 from inkwell.jobs.models import ACTIVE_JOB_STATUSES, Job
 from inkwell.planner import services as planner
@@ -105,6 +109,8 @@ class Stage:
     # The ids among these that reached the stage's result.
     done: Callable[[Pipeline, list[int]], set[int]]
     label: Callable[[object], str]
+    # The reason logged for an item its step ended without processing, when the step gave none.
+    unprocessed: str = "The step ended without processing it"
 
 
 def _active_job_params(pipeline: Pipeline, kind: str) -> list[dict]:
@@ -214,8 +220,21 @@ def _tasks_done(pipeline, ids):
 # 5 content → image prompts
 
 
+def _written_by_the_pipeline(pipeline: Pipeline, task_field: str) -> Exists:
+    """Whether the content (its task at ``task_field``) is an article the pipeline wrote: stage 4 of a
+    run of the site processed its task."""
+    written = AutomationLog.objects.for_account(pipeline.account).filter(site=pipeline.site, stage=4, event="item_processed", item_id=OuterRef(task_field))
+    return Exists(written)
+
+
 def _drafts(pipeline: Pipeline) -> QuerySet:
-    return Content.objects.for_account(pipeline.account).filter(site=pipeline.site, status=ContentStatus.DRAFT)
+    """The site's drafts that stages 5 to 7 may take: only the articles the pipeline wrote, unless the
+    site opts into drafts made by hand (``include_manual_drafts``). Issue 30: a run moved a hand-made
+    draft into review and made its images instead of the article it had just written."""
+    drafts = Content.objects.for_account(pipeline.account).filter(site=pipeline.site, status=ContentStatus.DRAFT)
+    if pipeline.settings.automation.include_manual_drafts:
+        return drafts
+    return drafts.filter(_written_by_the_pipeline(pipeline, "task_id"))
 
 
 def _content_images(pipeline: Pipeline, **filters) -> Exists:
@@ -256,6 +275,8 @@ def _contents_prompted(pipeline, ids):
 def _images_pending(pipeline: Pipeline) -> QuerySet:
     images = Image.objects.for_account(pipeline.account).filter(site=pipeline.site, status=ImageStatus.PENDING).exclude(prompt="")
     images = images.exclude(content_id__in=_content_in_image_jobs(pipeline))
+    if not pipeline.settings.automation.include_manual_drafts:
+        images = images.filter(_written_by_the_pipeline(pipeline, "content__task_id"))
     return images.select_related("content__site").order_by("content_id", "position", "id")
 
 

@@ -57,13 +57,13 @@ class ConfigView(_ConfigView):
         ``between_stage_delay``, in seconds) and ``stage_configs`` (with ``use_testing`` and
         ``budget_pct``). ``next_run_at`` is null while automation is disabled."""
         site = validated_query(s.SiteQuerySerializer, request)["site"]
-        return ok(s.AutomationConfigResourceSerializer(site_settings_selectors.automation_config(site=site)).data)
+        return ok(s.AutomationConfigResourceSerializer({**site_settings_selectors.automation_config(site=site), "site_id": site.pk}).data)
 
 
 class UpdateConfigView(_ConfigView):
     @extend_schema(
         tags=["automation"],
-        parameters=[s.SiteQuerySerializer],
+        parameters=[s.ConfigQuerySerializer],
         request=s.AutomationConfigUpdateSerializer,
         responses={200: s.AutomationConfigResourceSerializer, 422: BUDGET_OVER_100},
     )
@@ -73,13 +73,15 @@ class UpdateConfigView(_ConfigView):
         ignored, ``stage_configs`` entries that agree with the flat fields are accepted. The delays
         and ``stage_configs`` entries are optional and change what they name; the seven
         ``budget_pct`` may add up to at most 100 (422). Answers the new configuration."""
-        site = validated_query(s.SiteQuerySerializer, request)["site"]
-        site_settings_services.automation_config_update(site=site, config=validated(s.AutomationConfigUpdateSerializer, request, partial=partial))
-        return ok(s.AutomationConfigResourceSerializer(site_settings_selectors.automation_config(site=site)).data)
+        query = validated_query(s.ConfigQuerySerializer, request)
+        config = validated(s.AutomationConfigUpdateSerializer, request, partial=partial)
+        site = s.config_site(query, config)
+        site_settings_services.automation_config_update(site=site, config=config)
+        return ok(s.AutomationConfigResourceSerializer({**site_settings_selectors.automation_config(site=site), "site_id": site.pk}).data)
 
     @extend_schema(
         tags=["automation"],
-        parameters=[s.SiteQuerySerializer],
+        parameters=[s.ConfigQuerySerializer],
         request=s.AutomationConfigUpdateSerializer(partial=True),
         responses={200: s.AutomationConfigResourceSerializer, 422: BUDGET_OVER_100},
     )

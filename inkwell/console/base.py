@@ -201,8 +201,8 @@ class ConsoleView(View):
             return render_page(request, self.fragment_template, context, status=status)
         return render_page(request, template or self.template_name, context, status=status)
 
-    def refusal(self, request, status: int, error: str, errors: dict) -> HttpResponse:
-        context = {"status": status, "error": error, "errors": errors}
+    def refusal(self, request, status: int, error: str, errors: dict, **extra) -> HttpResponse:
+        context = {"status": status, "error": error, "errors": errors, **extra}
         if status == 402:
             context["credits_needed"] = self.credit_cost
             context["credits_available"] = billing.available_credits(request.account)

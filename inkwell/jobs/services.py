@@ -15,7 +15,7 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.db import DatabaseError, connection, transaction
@@ -210,7 +210,11 @@ def _handle_unexpected(job: Job, kind: JobKind, exc: Exception) -> None:
     if getattr(exc, "retryable", False) and job.attempts < kind.max_attempts:
         delay = settings.INKWELL_JOBS["RETRY_BACKOFF_SECONDS"] * 2 ** (job.attempts - 1)
         logger.warning("job %s (%s) attempt %s failed with %s; retrying in %ss", job.pk, job.kind, job.attempts, code, delay)
-        if Job.dangerously_unscoped.filter(pk=job.pk, status=JobStatus.RUNNING).update(status=JobStatus.QUEUED, queued_at=timezone.now()):
+        # The job says why it waits and until when (issue 30: it went back to queued showing its
+        # last message, "Generating image 1 of 4").
+        waiting = waiting_message(waits_for=getattr(exc, "waits_for", "the service it calls"), retry_at=timezone.now() + timedelta(seconds=delay))
+        requeued = Job.dangerously_unscoped.filter(pk=job.pk, status=JobStatus.RUNNING)
+        if requeued.update(status=JobStatus.QUEUED, queued_at=timezone.now(), progress_message=waiting):
             metrics.record_job_retried(job.kind, "transient_error")
             enqueue(job_id=job.pk, countdown=delay)
         return
@@ -220,6 +224,12 @@ def _handle_unexpected(job: Job, kind: JobKind, exc: Exception) -> None:
     else:
         logger.error("job %s (%s) failed unexpectedly", job.pk, job.kind, exc_info=exc)
         _fail(job, INTERNAL_ERROR)
+
+
+def waiting_message(*, waits_for: str, retry_at: datetime) -> str:
+    """What a job retried after a transient error shows while it waits: "Waiting for the AI provider,
+    retrying at 14:05:09 UTC"."""
+    return f"Waiting for {waits_for}, retrying at {retry_at.astimezone(UTC):%H:%M:%S} UTC"
 
 
 def _fail(job: Job, error: dict) -> None:

@@ -7,7 +7,7 @@ from inkwell.api.exceptions import StateConflict
 from inkwell.jobs import services
 from inkwell.jobs.filters import JobFilter
 from inkwell.jobs.models import Job
-from inkwell.jobs.serializers import JobSerializer
+from inkwell.jobs.serializers import JobDetailSerializer, JobSerializer
 from inkwell.tenancy.viewsets import AccountScopedViewSet
 
 
@@ -26,6 +26,9 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, AccountScoped
     serializer_class = JobSerializer
     filterset_class = JobFilter
     throttle_scope = "general"
+
+    def get_serializer_class(self):
+        return JobDetailSerializer if self.action == "retrieve" else JobSerializer
 
     @extend_schema(request=None, responses={200: JobSerializer})
     @action(detail=True, methods=["post"])

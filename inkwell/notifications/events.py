@@ -465,7 +465,7 @@ def scheduled_run_short_of_credits(*, account: Account, site: Site, estimated_cr
 
 
 def automation_run_ended(
-    *, account: Account, site: Site, event: str, severity: str, run_id: int, status: str, outcome: str, items: int, credits: int
+    *, account: Account, site: Site, event: str, severity: str, run_id: int, status: str, outcome: str, items: int, credits: int, failed: int = 0
 ) -> Notification:
     return notify(
         account=account,
@@ -475,6 +475,7 @@ def automation_run_ended(
         severity=severity,
         action_label="View run",
         action_url=f"{CONSOLE}/automation/runs/{run_id}/",
-        metadata={"count": items, "credits": credits, "run_id": run_id, "status": status},
+        # ``failed``: the items the run left failed (contract section 12: the failure count in metadata).
+        metadata={"count": items, "credits": credits, "run_id": run_id, "status": status, "failed": failed},
         site=site,
     )

@@ -41,12 +41,15 @@ class UnreadCountSerializer(serializers.Serializer):
 
 class PreferenceSerializer(serializers.Serializer):
     notification_type = serializers.CharField()
-    label = serializers.CharField()
+    label = serializers.CharField(read_only=True)
     in_app = serializers.BooleanField()
     email = serializers.BooleanField()
 
 
 class PreferenceChangeSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    """One event's channels; a preference as the GET answers it goes back as it is (its label is ignored)."""
+
+    echoes = PreferenceSerializer
     notification_type = serializers.ChoiceField(choices=PERSONAL_EVENTS, error_messages={"invalid_choice": "Not an event you choose channels for"})
     in_app = serializers.BooleanField(required=False)
     email = serializers.BooleanField(required=False)

@@ -69,6 +69,8 @@ class PreferencesView(ApiView):
 
     @extend_schema(request=s.PreferencesInputSerializer, responses={200: s.PreferenceSerializer(many=True)})
     def patch(self, request):
-        changes = validated(s.PreferencesInputSerializer, request)["preferences"]
+        """``{"preferences": [...]}``, or the list as the GET answers it (each item's label ignored)."""
+        body = {"preferences": request.data} if isinstance(request.data, list) else None
+        changes = validated(s.PreferencesInputSerializer, request, data=body)["preferences"]
         services.preferences_update(account=request.account, user=request.user, changes=changes)
         return ok(selectors.preferences_of(user=request.user))

@@ -55,7 +55,7 @@ def optimize(ctx: JobContext) -> dict:
     if content is None:
         raise JobFailed(CONTENT_GONE, code="content_missing")
     ctx.progress(10, f"Optimizing {content.title}"[:255])
-    proposal = propose(client=optimizer_client(account=account), account=account, content=content)
+    proposal = propose(client=optimizer_client(account=account, site=content.site), account=account, content=content)
     ctx.progress(90, "Saving the optimized article")
     with transaction.atomic():
         item = apply_proposal(account=account, proposal=proposal, user=job.created_by)
@@ -77,7 +77,7 @@ def batch_optimize(ctx: JobContext) -> dict:
         content.pk: content
         for content in Content.objects.for_account(account).select_related("task").filter(site_id=job.site_id, pk__in=content_ids)
     }
-    client = optimizer_client(account=account)
+    client = optimizer_client(account=account, site=job.site)
     proposals, failed, first_error = [], [], None
     for number, content_id in enumerate(content_ids):
         content = contents.get(content_id)
@@ -119,7 +119,7 @@ def refresh_with_ai(ctx: JobContext) -> dict:
         raise JobFailed(REFRESH_GONE, code="refresh_missing")
     snapshot = (refresh.title, refresh.html, refresh.meta_title, refresh.meta_description, refresh.status)
     ctx.progress(10, f"Writing the refresh of {refresh.content.title}"[:255])
-    article, changes, usage = refresh_proposal(client=optimizer_client(account=account), account=account, refresh=refresh)
+    article, changes, usage = refresh_proposal(client=optimizer_client(account=account, site=refresh.site), account=account, refresh=refresh)
     ctx.progress(90, "Saving the refresh")
     with transaction.atomic():
         saved = apply_refresh_proposal(account=account, refresh_id=refresh.pk, snapshot=snapshot, article=article, user=job.created_by)

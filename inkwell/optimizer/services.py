@@ -31,7 +31,7 @@ from inkwell.jobs.services import start_job
 from inkwell.linker.services import content_of_one_site
 from inkwell.optimizer.selectors import Report, SiteContext, content_report, site_context
 from inkwell.system.selectors import ai_client, content_settings
-from inkwell.tenancy.models import Account, User
+from inkwell.tenancy.models import Account, Site, User
 from inkwell.writer.models import Content, ContentRefresh, ContentStatus, RefreshSendStatus
 from inkwell.writer.sanitize import clean_html, plain_text
 from inkwell.writer.services import content_update, refresh_update
@@ -82,10 +82,11 @@ def start_batch_optimization(*, account: Account, user: User, contents: models.Q
     )
 
 
-def optimizer_client(*, account: Account) -> AIClient:
-    """The account's AI client, on the testing model when its content settings ask for it (as the writer's)."""
+def optimizer_client(*, account: Account, site: Site | None = None) -> AIClient:
+    """The account's AI client, on the testing model when its content settings ask for it (as the
+    writer's), with the models ``site`` chooses (issue 30: a site's choice was never used)."""
     testing = content_settings(account, "content_generation")["use_testing_model"]
-    return ai_client(account, live=False if testing else None)
+    return ai_client(account, live=False if testing else None, site=site)
 
 
 @dataclass(frozen=True)

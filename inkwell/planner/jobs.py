@@ -13,7 +13,7 @@ from collections import defaultdict
 from django.db import transaction
 from django.utils import timezone
 
-from inkwell.ai.types import STRUCTURES, KeywordInput, TokenUsage
+from inkwell.ai.types import STRUCTURES, ClusterDraft, KeywordInput, TokenUsage
 from inkwell.api.text import counted
 from inkwell.billing.services import cost_of, settle_job
 from inkwell.jobs.models import Job
@@ -65,7 +65,7 @@ def auto_cluster(ctx: JobContext) -> dict:
     sector = Sector.objects.for_account(account).filter(pk=sector_id).values("id", "name").first() if sector_id else None
     sector_id, sector_name = (sector["id"], sector["name"]) if sector else (None, "")
     ctx.progress(5, f"Clustering {counted(len(keywords), 'keyword')}")
-    answer = ai_client(account).cluster_keywords(
+    answer = ai_client(account, site=job.site).cluster_keywords(
         [
             KeywordInput(id=row["id"], keyword=row["keyword"], volume=row["volume"], difficulty=row["difficulty"], country=row["country"])
             for row in keywords
@@ -83,6 +83,12 @@ def auto_cluster(ctx: JobContext) -> dict:
         if ids:
             placed.update(ids)
             groups.append((draft, ids))
+    # Every keyword ends in a cluster (contract section 12): one the provider's answer left out is a
+    # cluster of its own, named after it (issue 30: a run used to charge for keywords left out).
+    for row in keywords:
+        if row["id"] not in placed:
+            placed.add(row["id"])
+            groups.append((ClusterDraft(name=row["keyword"].strip(), description="", keyword_ids=[row["id"]]), [row["id"]]))
     now = timezone.now()
     with transaction.atomic():
         clusters = Cluster.objects.bulk_create(
@@ -97,15 +103,11 @@ def auto_cluster(ctx: JobContext) -> dict:
         )
         for cluster, (_, ids) in zip(clusters, groups, strict=True):
             Keyword.objects.for_account(account).filter(pk__in=ids).update(cluster=cluster, updated_at=now)
-        # A keyword that fits no cluster is unclustered, also when it was asked to be clustered again.
-        unplaced = [pk for pk in sector_of if pk not in placed]
-        if unplaced:
-            Keyword.objects.for_account(account).filter(pk__in=unplaced, cluster__isnull=False).update(cluster=None, updated_at=now)
         credits = settle_job(job=job, amount=cost_of(operation_type="clustering", units=len(keywords)), usage=answer.usage)
         result = {
             "clusters_created": len(clusters),
             "keywords_clustered": len(placed),
-            # Keywords that fit no cluster stay unclustered: no cluster, so no idea credits.
+            # Always 0 since every keyword ends in a cluster; kept for the clients that read it.
             "keywords_unclustered": len(keywords) - len(placed),
             "cluster_ids": [cluster.pk for cluster in clusters],
             "credits_used": credits,
@@ -145,7 +147,7 @@ def generate_ideas(ctx: JobContext) -> dict:
     if not clusters:
         raise JobFailed("The clusters no longer exist", code="nothing_to_generate")
     keywords = _prompt_keywords(account, [cluster.pk for cluster in clusters])
-    client = ai_client(account)
+    client = ai_client(account, site=job.site)
     drafts, prompt_tokens, completion_tokens, model = [], 0, 0, ""
     for index, cluster in enumerate(clusters):
         ctx.progress(5 + 85 * index // len(clusters), f"Ideas for {cluster.name}")

@@ -51,6 +51,23 @@ class PublishingRecord(AccountOwnedModel):
         ]
 
 
+class ScheduleOverride(AccountOwnedModel):
+    """A schedule someone set outside the site's publishing rules with ``override_rules`` (contract
+    section 12): which content (and which refresh of it, when a refresh was scheduled), for when,
+    the rule it broke and who overrode it."""
+
+    content = models.ForeignKey(Content, on_delete=models.CASCADE, related_name="schedule_overrides")
+    refresh = models.ForeignKey(ContentRefresh, null=True, blank=True, on_delete=models.CASCADE, related_name="schedule_overrides")
+    scheduled_publish_at = models.DateTimeField()
+    rule = models.CharField(max_length=300)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["content", "-created_at"], name="schedule_override_content")]
+
+
 class Deployment(AccountOwnedModel):
     """A version of a site's public definition, made when what is published changed."""
 

@@ -32,13 +32,13 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from inkwell.api.exceptions import BusinessRuleViolation, CMSPublishFailed, StateConflict
+from inkwell.api.exceptions import BusinessRuleViolation, CMSPublishFailed, OutsidePublishingRules, StateConflict
 from inkwell.cms.base import CMSAdapter, CMSError, CMSNotFound, PostPayload, RemotePost
 from inkwell.integration.models import SiteIntegration
 from inkwell.integration.services import adapter_for
 from inkwell.notifications import events
 from inkwell.observability.metrics import record_publish_attempt
-from inkwell.publishing.models import PublishingRecord, PublishStatus, PublishTrigger
+from inkwell.publishing.models import PublishingRecord, PublishStatus, PublishTrigger, ScheduleOverride
 from inkwell.publishing.selectors import taken_publish_times
 from inkwell.sitesettings import slots
 from inkwell.sitesettings.selectors import effective_settings
@@ -455,15 +455,52 @@ def record_publication(*, content: Content, external_url: str, external_id: str 
     )
 
 
+def publishing_rule_broken(*, content: Content, at: datetime) -> str | None:
+    """The publishing rule of the content's site that publishing it at ``at`` would break (its
+    publishing days, time slots, daily, weekly and monthly limits, in the site's time zone), or None."""
+    site = content.site
+    publishing = effective_settings(site=site).publishing
+    start = slots.window_start(at, site.time_zone)
+    taken = taken_publish_times(site=site, start=start, end=at + timedelta(days=32), exclude=content)
+    return slots.broken_rule(
+        at=at,
+        time_zone=site.time_zone,
+        publish_days=publishing.publish_days,
+        time_slots=publishing.time_slots,
+        daily_limit=publishing.daily_publish_limit,
+        weekly_limit=publishing.weekly_publish_limit,
+        monthly_limit=publishing.monthly_publish_limit,
+        taken=taken,
+    )
+
+
 @transaction.atomic
-def content_schedule(*, content: Content, scheduled_publish_at) -> dict:
+def content_schedule(*, content: Content, scheduled_publish_at, override_rules: bool = False, user: User | None = None) -> dict:
     """Places approved content of a site with an active CMS integration on the publishing
     schedule (any publishing status but ``publishing``). What would fail at its time is refused
-    now: content that is not approved, or a site with no active integration (409). Raises the
-    ``content.scheduled`` webhook event in the same transaction."""
+    now: content that is not approved, or a site with no active integration (409). A time outside
+    the site's publishing rules is a 409 ``outside_publishing_rules`` naming the rule, unless
+    ``override_rules``: then it is scheduled anyway and the override recorded on the content
+    (``ScheduleOverride``; contract section 12). Raises the ``content.scheduled`` webhook event in
+    the same transaction."""
+    _check_schedulable(content)
+    rule = publishing_rule_broken(content=content, at=scheduled_publish_at)
+    if rule and not override_rules:
+        raise OutsidePublishingRules(error=rule)
+    if rule:
+        ScheduleOverride.objects.create(
+            account_id=content.account_id, content=content, scheduled_publish_at=scheduled_publish_at, rule=rule, created_by=user if user and user.pk else None
+        )
+    return {**_schedule_at(content, scheduled_publish_at), "overridden_rule": rule if override_rules else None}
+
+
+def _check_schedulable(content: Content) -> None:
     check_publishable(content=content)
     if not SiteIntegration.objects.for_account(content.account_id).filter(site_id=content.site_id, is_active=True).exists():
         raise StateConflict({"site": [NO_ACTIVE_INTEGRATION]})
+
+
+def _schedule_at(content: Content, scheduled_publish_at) -> dict:
     scheduled = (
         Content.objects.for_account(content.account_id)
         .filter(pk=content.pk, status__in=PUBLISHABLE_STATUSES)
@@ -519,7 +556,9 @@ def schedule_in_next_slot(*, content: Content, after: datetime | None = None) ->
     )
     if slot is None:
         raise BusinessRuleViolation({"scheduled_publish_at": [NO_FREE_SLOT]})
-    return content_schedule(content=content, scheduled_publish_at=slot)
+    # The slot was chosen under the site's rules: no second check.
+    _check_schedulable(content)
+    return _schedule_at(content, slot)
 
 
 # What the CMS reports of our posts
@@ -747,10 +786,36 @@ def refresh_send_now(*, refresh: ContentRefresh, user: User | None) -> PublishOu
     return outcome
 
 
-def refresh_schedule(*, refresh: ContentRefresh, scheduled_at: datetime) -> ContentRefresh:
+def refresh_rule_broken(*, refresh: ContentRefresh, at: datetime) -> str | None:
+    """The publishing rule of the refresh's site that updating its live post at ``at`` would break:
+    its publishing days and time slots, in the site's time zone, or None. A refresh changes a post
+    that is already out, so it neither counts against nor is held by the daily, weekly and monthly
+    limits, which count new publications."""
+    site = refresh.site
+    publishing = effective_settings(site=site).publishing
+    return slots.broken_rule(
+        at=at,
+        time_zone=site.time_zone,
+        publish_days=publishing.publish_days,
+        time_slots=publishing.time_slots,
+        daily_limit=0,
+        weekly_limit=0,
+        monthly_limit=0,
+        taken=(),
+    )
+
+
+@transaction.atomic
+def refresh_schedule(*, refresh: ContentRefresh, scheduled_at: datetime, override_rules: bool = False, user: User | None = None) -> ContentRefresh:
     """Puts an approved refresh on the schedule: the live post is updated at ``scheduled_at``
-    (PublishPress Revisions' "scheduled changes to published posts"). 409 as ``refresh_send_now``."""
+    (PublishPress Revisions' "scheduled changes to published posts"). 409 as ``refresh_send_now``;
+    a time outside the site's publishing days or time slots is a 409 ``outside_publishing_rules``
+    unless ``override_rules``, which schedules it anyway and records the override (contract
+    section 12, as for content)."""
     _check_refresh_can_go(refresh)
+    rule = refresh_rule_broken(refresh=refresh, at=scheduled_at)
+    if rule and not override_rules:
+        raise OutsidePublishingRules(error=rule)
     scheduled = (
         ContentRefresh.objects.for_account(refresh.account_id)
         .filter(pk=refresh.pk, status=ContentStatus.APPROVED, send_status__in=(RefreshSendStatus.NOT_SENT, RefreshSendStatus.SCHEDULED, RefreshSendStatus.FAILED))
@@ -758,6 +823,15 @@ def refresh_schedule(*, refresh: ContentRefresh, scheduled_at: datetime) -> Cont
     )
     if not scheduled:
         raise StateConflict({"send_status": [REFRESH_NOT_SENDABLE]})
+    if rule:
+        ScheduleOverride.objects.create(
+            account_id=refresh.account_id,
+            content_id=refresh.content_id,
+            refresh=refresh,
+            scheduled_publish_at=scheduled_at,
+            rule=rule,
+            created_by=user if user and user.pk else None,
+        )
     refresh.refresh_from_db()
     return refresh
 

@@ -136,14 +136,17 @@ class ContentPublishViewSet(AccountScopedViewSet):
         services.publish_now(content=content, user=request.user)
         return ok(s.PublishStatusSerializer(selectors.publish_status(content)).data)
 
-    @extend_schema(request=writer_serializers.ScheduleInputSerializer, responses={200: writer_serializers.ScheduleResultSerializer, 409: ErrorEnvelopeSerializer})
+    @extend_schema(request=writer_serializers.ScheduleInputSerializer, responses={200: writer_serializers.ScheduledResultSerializer, 409: ErrorEnvelopeSerializer})
     def schedule(self, request, pk=None):
         """Puts approved content on the publishing schedule: ``site_status`` becomes ``scheduled``.
         The time must be in the future (400); content that is not approved, a site with no active
-        CMS integration, or content being published is a 409."""
+        CMS integration, or content being published is a 409. A time outside the site's publishing
+        days, time slots or daily, weekly or monthly limit (in the site's time zone) is a 409
+        ``outside_publishing_rules`` naming the rule in ``error``; ``"override_rules": true``
+        schedules it anyway and records the override on the content."""
         content = self.get_object()
-        result = services.content_schedule(content=content, **validated(writer_serializers.ScheduleInputSerializer, request))
-        return ok(writer_serializers.ScheduleResultSerializer(result).data)
+        result = services.content_schedule(content=content, user=request.user, **validated(writer_serializers.ScheduleInputSerializer, request))
+        return ok(writer_serializers.ScheduledResultSerializer(result).data)
 
     @extend_schema(request=None, responses={200: writer_serializers.ScheduleResultSerializer})
     def unschedule(self, request, pk=None):
@@ -173,8 +176,10 @@ class RefreshPublishViewSet(AccountScopedViewSet):
 
     @extend_schema(request=refresh_serializers.RefreshScheduleInputSerializer, responses={200: refresh_serializers.RefreshSerializer, 409: ErrorEnvelopeSerializer})
     def schedule(self, request, pk=None):
-        """Schedules the approved refresh: the live post is updated at ``scheduled_at``."""
-        refresh = services.refresh_schedule(refresh=self.get_object(), **validated(refresh_serializers.RefreshScheduleInputSerializer, request))
+        """Schedules the approved refresh: the live post is updated at ``scheduled_at``. A time
+        outside the site's publishing days or time slots is a 409 ``outside_publishing_rules``;
+        ``"override_rules": true`` schedules it anyway and records the override."""
+        refresh = services.refresh_schedule(refresh=self.get_object(), user=request.user, **validated(refresh_serializers.RefreshScheduleInputSerializer, request))
         return ok(refresh_serializers.RefreshSerializer(refresh).data)
 
     @extend_schema(request=None, responses={200: refresh_serializers.RefreshSerializer, 409: ErrorEnvelopeSerializer})

@@ -53,8 +53,9 @@ DEFAULT_SETTINGS = {
 }
 
 UNIFIED_ONLY_DEFAULTS = {
-    # Automation runs every day unless the site narrows it.
-    "automation": {"scheduled_days": list(DAYS)},
+    # Automation runs every day unless the site narrows it; its stages take only the articles the
+    # pipeline wrote unless the site opts into drafts made by hand (issue 30).
+    "automation": {"scheduled_days": list(DAYS), "include_manual_drafts": False},
     # 0: a run places every item it made.
     "publishing": {"total_items_per_run": 0},
     # None: the account's own AI provider settings (inkwell.system) apply.

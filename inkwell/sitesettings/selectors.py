@@ -72,6 +72,8 @@ class AutomationSchedule:
     time: time
     scheduled_days: tuple[str, ...]
     next_run_at: datetime | None
+    # Stages 5 to 7 also take drafts made by hand (else only the articles the pipeline wrote).
+    include_manual_drafts: bool = False
 
 
 @dataclass(frozen=True)
@@ -197,6 +199,7 @@ def effective_from_row(row: SiteSettings | None) -> EffectiveSiteSettings:
             time=slots.parse_time(automation["time"]),
             scheduled_days=tuple(automation["scheduled_days"]),
             next_run_at=row.next_run_at if row is not None else None,
+            include_manual_drafts=automation["include_manual_drafts"],
         ),
         stages=tuple(StageSettings(**stage) for stage in stages),
         delays=Delays(**overlay_defaults(DEFAULT_SETTINGS["delays"], saved["delays"])),
@@ -238,6 +241,7 @@ def _automation_config(settings: EffectiveSiteSettings) -> dict:
         "scheduled_days": list(automation.scheduled_days),
         "scheduled_time": automation.time.strftime("%H:%M:%S"),
         "next_run_at": automation.next_run_at,
+        "include_manual_drafts": automation.include_manual_drafts,
     }
     for stage in settings.stages:
         config[f"stage_{stage.number}_enabled"] = stage.enabled

@@ -179,6 +179,13 @@ def _automation_fields() -> dict:
         "next_run_at": serializers.DateTimeField(
             read_only=True, allow_null=True, help_text="When the schedule starts the next run; null while automation is disabled."
         ),
+        "include_manual_drafts": serializers.BooleanField(
+            required=False,
+            help_text=(
+                "Stages 5 to 7 (image prompts, images, the review gate) also take drafts made by hand; "
+                "off (the default), they take only the articles the pipeline wrote."
+            ),
+        ),
     }
     for number in STAGE_NUMBERS:
         fields[f"stage_{number}_enabled"] = serializers.BooleanField(help_text=f"Stage {number} ({STAGE_WORK[number]}) runs; a disabled stage is skipped.")

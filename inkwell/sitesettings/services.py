@@ -109,7 +109,7 @@ def _apply_automation(row: SiteSettings, site: Site, config: dict, stage_configs
     (the fields given), checks the budget total, and moves ``next_run_at`` when the schedule changed."""
     schedule_before = schedule_key(row)
     defaults = {**DEFAULT_SETTINGS["automation"], **UNIFIED_ONLY_DEFAULTS["automation"]}
-    schedule = {name: config[name] for name in ("enabled", "frequency", "scheduled_days") if name in config}
+    schedule = {name: config[name] for name in ("enabled", "frequency", "scheduled_days", "include_manual_drafts") if name in config}
     if "scheduled_time" in config:
         schedule["time"] = _time_text(config["scheduled_time"])
     for name, value in schedule.items():

@@ -109,6 +109,42 @@ def next_free_slot(
     return None
 
 
+DAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+def broken_rule(
+    *,
+    at: datetime,
+    time_zone: str,
+    publish_days: Sequence[str],
+    time_slots: Sequence[Mapping[str, str]],
+    daily_limit: int,
+    weekly_limit: int,
+    monthly_limit: int,
+    taken: Iterable[datetime],
+) -> str | None:
+    """The first publishing rule a publication at ``at`` (UTC) would break, as a sentence naming it,
+    or None: the site's publishing days, its time slots (``at`` from a slot's start up to its end), and
+    its daily, weekly and monthly limits with the publications ``taken`` (contract section 12; the
+    same rules ``next_free_slot`` plans by). Give ``taken`` from ``window_start(at)`` on."""
+    book = SlotBook(time_zone=time_zone, taken=taken, daily_limit=daily_limit, weekly_limit=weekly_limit, monthly_limit=monthly_limit)
+    local = at.astimezone(book.tz)
+    day = local.date()
+    if DAYS[day.weekday()] not in publish_days:
+        return f"{DAY_NAMES[day.weekday()]} is not a publishing day of this site"
+    windows = slot_windows(time_slots)
+    # A slot ending at 23:59 runs to the end of its day.
+    ends = {end: local_instant(day + timedelta(days=1), time.min, book.tz) if end >= END_OF_DAY else local_instant(day, end, book.tz) for _, end in windows}
+    if not any(local_instant(day, start, book.tz) <= at < ends[end] for start, end in windows):
+        slots_text = ", ".join(f"{start:%H:%M}-{end:%H:%M}" for start, end in windows)
+        return f"{local:%H:%M} is outside this site's publishing time slots ({slots_text})"
+    used = book.used(day)
+    for name, limit, count in (("daily", daily_limit, used["day"]), ("weekly", weekly_limit, used["week"]), ("monthly", monthly_limit, used["month"])):
+        if limit and count >= limit:
+            return f"The {name} publishing limit of {limit} is reached"
+    return None
+
+
 def slot_windows(time_slots: Sequence[Mapping[str, str]]) -> list[tuple[time, time]]:
     """The ``(start, end)`` of each ``{start, end}`` slot, earliest first (an hour long when no end is given)."""
     return sorted((parse_time(slot["start"]), parse_time(slot.get("end") or default_slot_end(slot["start"]))) for slot in time_slots)

@@ -104,7 +104,7 @@ def generate_content(ctx: JobContext) -> dict:
         outline=list(task.outline),
     )
     ctx.progress(10, "Writing the article")
-    written = ai_client(account, live=False if settings["use_testing_model"] else None).write_article(brief)
+    written = ai_client(account, live=False if settings["use_testing_model"] else None, site=task.site).write_article(brief)
     draft, usage = written.value, written.usage
     ctx.progress(90, "Saving the draft")
 
@@ -297,7 +297,7 @@ def generate_images(ctx: JobContext) -> dict:
         return _generation_result(images[0].content_id, images, 0)
     account, content = ctx.job.account, pending[0].content
     config = image_settings(account)
-    client = ai_client(account, live=False if ctx.params.get("use_testing") else None)
+    client = ai_client(account, live=False if ctx.params.get("use_testing") else None, site=content.site)
 
     if unprompted:
         ctx.progress(5, "Writing image prompts")
@@ -346,7 +346,7 @@ def regenerate_image(ctx: JobContext) -> dict:
         return _regeneration_result(image, 0)
     config = image_settings(job.account)
     ctx.progress(10, "Generating the image")
-    result = ai_client(job.account).generate_image(job.params["prompt"], size=config["size"], style=config["style"])
+    result = ai_client(job.account, site=image.site).generate_image(job.params["prompt"], size=config["size"], style=config["style"])
     _store(job, image, result.value)
     ctx.progress(95, "Saving the image")
     new_name, storage = image.file.name, image.file.storage

@@ -44,7 +44,10 @@ class RefreshCreateInputSerializer(RejectUnknownFieldsMixin, serializers.Seriali
 
 
 class RefreshUpdateInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
-    """``status`` moves the refresh through review like a draft: draft → review → approved."""
+    """``status`` moves the refresh through review like a draft: draft → review → approved. A
+    refresh as the GET answers it goes back as it is: its read-only fields are ignored."""
+
+    echoes = RefreshSerializer
 
     title = serializers.CharField(required=False, max_length=300)
     html = serializers.CharField(required=False, allow_blank=True)
@@ -57,6 +60,11 @@ class RefreshUpdateInputSerializer(RejectUnknownFieldsMixin, serializers.Seriali
 
 class RefreshScheduleInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     scheduled_at = fields.DateTimeField(help_text="When to update the live post: a timestamp in the future.")
+    override_rules = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Schedule it even outside the site's publishing days or time slots (else 409 outside_publishing_rules); the override is recorded.",
+    )
 
     def validate_scheduled_at(self, value):
         if value <= timezone.now():

@@ -28,11 +28,6 @@ class CommentCreateInputSerializer(RejectUnknownFieldsMixin, serializers.Seriali
     parent_id = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=2**31 - 1)
 
 
-class CommentUpdateInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
-    body = serializers.CharField(max_length=COMMENT_MAX_LENGTH, required=False, error_messages={"blank": REQUIRED, "null": REQUIRED})
-    resolved = serializers.BooleanField(required=False)
-
-
 class MentionSerializer(serializers.ModelSerializer):
     user_id = serializers.IntegerField(read_only=True)
     email = serializers.EmailField(source="user.email", read_only=True)
@@ -81,12 +76,21 @@ class CommentSerializer(serializers.ModelSerializer):
             "created_at",
             "updated_at",
         ]
+        read_only_fields = fields
 
     def get_anchor(self, comment) -> CommentAnchorOutSerializer(allow_null=True):  # type: ignore[valid-type]
         return CommentAnchorOutSerializer(comment).data if comment.anchor_quote else None
 
     def get_resolved(self, comment) -> bool:
         return comment.resolved_at is not None
+
+
+class CommentUpdateInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    """A comment as the list answers it goes back as it is: its read-only fields are ignored."""
+
+    echoes = CommentSerializer
+    body = serializers.CharField(max_length=COMMENT_MAX_LENGTH, required=False, error_messages={"blank": REQUIRED, "null": REQUIRED})
+    resolved = serializers.BooleanField(required=False)
 
 
 class ReviewLinkCreateInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):

@@ -308,6 +308,11 @@ class ContentRevisionSerializer(serializers.ModelSerializer):
 
 class ScheduleInputSerializer(serializers.Serializer):
     scheduled_publish_at = fields.DateTimeField(help_text="When to publish: a timestamp in the future.")
+    override_rules = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Schedule it even outside the site's publishing days, time slots or limits (else 409 outside_publishing_rules); the override is recorded on the content.",
+    )
 
     def validate_scheduled_publish_at(self, value):
         if value <= timezone.now():
@@ -321,6 +326,14 @@ class ScheduleResultSerializer(serializers.Serializer):
     content_id = serializers.IntegerField()
     site_status = serializers.ChoiceField(choices=SiteStatus.choices)
     scheduled_publish_at = serializers.DateTimeField(allow_null=True)
+
+
+class ScheduledResultSerializer(ScheduleResultSerializer):
+    """What ``schedule`` answers: the schedule result and the rule an override set aside."""
+
+    overridden_rule = serializers.CharField(
+        allow_null=True, help_text="The publishing rule override_rules set aside, recorded on the content; null when none was."
+    )
 
 
 # Taxonomies

@@ -770,8 +770,9 @@ def comment_create(
 @transaction.atomic
 def comment_update(*, account: Account, comment: ContentComment, user: User, body: str | None = None, resolved: bool | None = None) -> ContentComment:
     """A team member edits a comment's text (only its author may: 403 otherwise) or resolves or
-    reopens its thread (anyone who may comment). Resolving records who and when."""
-    if body is not None:
+    reopens its thread (anyone who may comment). Resolving records who and when. The text sent
+    back unchanged is no edit, so anyone may resolve a comment as the list answered it."""
+    if body is not None and body.strip() != comment.body:
         if comment.author_id != user.pk:
             raise PermissionDenied("Only the author of a comment may change its text")
         body = body.strip()

@@ -21,8 +21,9 @@ How it works:
    is below the threshold is cut again, alone, on those vectors. A cluster therefore holds keywords
    that are, on average, at least that close in their own vectors. The number of clusters follows
    from the threshold, never a fixed count.
-5. Keywords that fit nowhere (a group of one entry) stay unclustered: they are left out of every
-   cluster, so no idea is generated (and no idea credit spent) for them.
+5. A keyword that fits nowhere (a group of one entry) forms a cluster of its own, named after it:
+   every keyword given ends in exactly one cluster (contract section 12, which replaced "keywords that
+   fit nowhere stay unclustered"; issue 30).
 6. Names. A cluster is named after its highest-volume keyword (ties: the shorter, then the first
    alphabetically), the convention users know from keyword clustering tools.
 7. More than ``BLOCK_SIZE`` entries (memory grows with the square of the count) are first split in
@@ -73,7 +74,8 @@ def normalized(text: str) -> str:
 def cluster_keywords(
     keywords: list[KeywordInput], *, similarity: float = SIMILARITY, embedder: Callable[[list[str]], np.ndarray] = embed
 ) -> list[ClusterDraft]:
-    """Clusters of at least two distinct keywords, largest first; a keyword id is in at most one.
+    """Every keyword in exactly one cluster, largest first: a keyword unlike the others is a cluster
+    of its own, named after it.
 
     ``embedder`` turns texts into vectors: WordLlama by default; the ``openai`` provider passes its
     endpoint's embeddings model. Its vectors are normalized here."""
@@ -84,14 +86,14 @@ def cluster_keywords(
             entries.setdefault(text, _Entry(text)).keywords.append(keyword)
     ordered = list(entries.values())
     if len(ordered) < 2:
-        return []
+        return [_draft(ordered)] if ordered else []
     vectors = np.asarray(embedder([entry.text for entry in ordered]), dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     np.divide(vectors, norms, out=vectors, where=norms > 0)
     groups: list[list[int]] = []
     for part in parts(vectors, np.arange(len(ordered))):
         groups.extend([int(part[index]) for index in members] for members in _cluster_part(vectors[part], similarity))
-    drafts = [_draft([ordered[index] for index in group]) for group in groups if len(group) > 1]
+    drafts = [_draft([ordered[index] for index in group]) for group in groups]
     return sorted(drafts, key=lambda draft: (-len(draft.keyword_ids), draft.name))
 
 
@@ -215,4 +217,5 @@ def _description(name: str, entries: list[_Entry]) -> str:
     examples = ", ".join(f'"{entry.text}"' for entry in top)
     several = sorted({country for entry in entries if len(entry.countries) > 1 for country in entry.countries})
     countries = f" Searched in several countries: {', '.join(several)}." if several else ""
-    return f"{len(entries)} keywords about {name.lower()}{searches}. Top keywords: {examples}.{countries}"
+    keywords = f"{len(entries)} keywords" if len(entries) > 1 else "1 keyword"
+    return f"{keywords} about {name.lower()}{searches}. Top keywords: {examples}.{countries}"

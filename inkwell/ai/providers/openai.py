@@ -235,26 +235,30 @@ def _article(data: dict) -> ArticleDraft:
 
 
 def _clusters(data: dict, keywords: list[KeywordInput]) -> list[ClusterDraft]:
-    """Every input id in exactly one cluster: unknown ids dropped, repeats kept at their first
-    place, omitted ids gathered in an "Other" cluster (the model's own one, if it made one)."""
-    known = {keyword.id for keyword in keywords}
+    """Every input id in exactly one cluster (contract section 12): unknown ids dropped, repeats kept
+    at their first place; an id the model left out, or put in its "Other" catch-all, is a cluster of
+    its own named after its keyword (issue 30: keywords that fit nowhere are no longer left out)."""
+    text_of = {keyword.id: keyword.keyword.strip() for keyword in keywords}
     placed: set[int] = set()
-    groups: list[tuple[str, str, list[int]]] = []
+    drafts: list[ClusterDraft] = []
+
+    def own_cluster(keyword_id: int) -> ClusterDraft:
+        return ClusterDraft(name=text_of[keyword_id], description="", keyword_ids=[keyword_id])
+
     for cluster in data["clusters"]:
         ids = []
         for keyword_id in cluster["keyword_ids"]:
-            if keyword_id in known and keyword_id not in placed:
+            if keyword_id in text_of and keyword_id not in placed:
                 placed.add(keyword_id)
                 ids.append(keyword_id)
-        groups.append((cluster["name"].strip(), cluster.get("description", "").strip(), ids))
+        name = cluster["name"].strip()
+        if name.casefold() == OTHER_CLUSTER_NAME.casefold():
+            drafts.extend(own_cluster(keyword_id) for keyword_id in ids)
+        elif ids:
+            drafts.append(ClusterDraft(name=name, description=cluster.get("description", "").strip(), keyword_ids=ids))
     omitted = list(dict.fromkeys(keyword.id for keyword in keywords if keyword.id not in placed))
-    if omitted:
-        other = next((group for group in groups if group[0].casefold() == OTHER_CLUSTER_NAME.casefold()), None)
-        if other is None:
-            groups.append((OTHER_CLUSTER_NAME, "Keywords that fit no other cluster", omitted))
-        else:
-            other[2].extend(omitted)
-    return [ClusterDraft(name=name, description=description, keyword_ids=ids) for name, description, ids in groups if ids]
+    drafts.extend(own_cluster(keyword_id) for keyword_id in omitted)
+    return drafts
 
 
 def _ideas(data: dict, count: int) -> list[IdeaDraft]:

@@ -134,8 +134,8 @@ def test_user_braces_in_inputs_are_passed_through_literally(recorder):
 def test_local_client_runs_every_operation_end_to_end():
     client = AIClient(LocalTextProvider(), LocalImageProvider(), {})
     clusters = client.cluster_keywords([KeywordInput(1, "trail running shoes"), KeywordInput(2, "trail shoes for running"), KeywordInput(3, "mortgage rates")]).value
-    # "mortgage rates" fits neither: it stays unclustered (#19).
-    assert [sorted(cluster.keyword_ids) for cluster in clusters] == [[1, 2]]
+    # "mortgage rates" fits neither: it is a cluster of its own (contract section 12, issue 30).
+    assert [sorted(cluster.keyword_ids) for cluster in clusters] == [[1, 2], [3]]
     idea = client.generate_ideas(clusters[0].name, ["trail running shoes"], count=1).value[0]
     article = client.write_article(ArticleBrief(title=idea.title, keywords=idea.target_keywords, structure=idea.content_structure, outline=idea.outline, word_count=600)).value
     prompts = client.extract_image_prompts(article, count=2).value

@@ -16,6 +16,7 @@ from sklearn.metrics import adjusted_rand_score
 
 from inkwell.ai.local.clustering import SIMILARITY, _condensed_distances, cluster_keywords, parts, tree_cut
 from inkwell.ai.local.embeddings import embed
+from inkwell.ai.local.text import title_case
 from inkwell.ai.providers.base import ProviderConfig
 from inkwell.ai.providers.local import LocalTextProvider
 from inkwell.ai.types import KeywordInput
@@ -109,13 +110,14 @@ def test_a_hub_keyword_does_not_gather_a_catch_all():
     """A hub keyword 0.6 from six others that are 0.2 from each other ("coffee" shared by coffee
     keywords of six intents): the neighbours step would gather all seven, but their mean similarity
     (0.31) is below the threshold, so the group is cut again on the raw vectors: the hub and three
-    of the others, three left unclustered."""
+    of the others, the three left each a cluster of its own."""
     similarities = np.full((7, 7), 0.2)
     similarities[0, :] = similarities[:, 0] = 0.6
     np.fill_diagonal(similarities, 1.0)
     keywords = keywords_of(["hub", "l1", "l2", "l3", "l4", "l5", "l6"])
-    [cluster] = cluster_keywords(keywords, similarity=0.325, embedder=vectors_with_similarities(similarities))
+    cluster, *singles = cluster_keywords(keywords, similarity=0.325, embedder=vectors_with_similarities(similarities))
     assert 1 in cluster.keyword_ids and len(cluster.keyword_ids) == 4
+    assert [len(single.keyword_ids) for single in singles] == [1, 1, 1]
 
 
 def test_every_cluster_is_on_average_at_least_the_threshold_close_in_its_own_vectors():
@@ -123,7 +125,7 @@ def test_every_cluster_is_on_average_at_least_the_threshold_close_in_its_own_vec
     vector = dict(zip((keyword.id for keyword in keywords), embed([keyword.keyword for keyword in keywords])))
     clusters = cluster_keywords(keywords)
     assert clusters
-    for cluster in clusters:
+    for cluster in (cluster for cluster in clusters if len(cluster.keyword_ids) > 1):
         assert mean_similarity(np.stack([vector[keyword_id] for keyword_id in cluster.keyword_ids])) >= SIMILARITY - 1e-6, cluster.name
 
 
@@ -142,17 +144,41 @@ def test_the_same_keyword_from_several_countries_is_one_entry():
     assert "Searched in several countries: CA, GB, US." in cluster.description
 
 
-def test_one_keyword_in_several_countries_alone_stays_unclustered():
+def test_one_keyword_in_several_countries_alone_is_one_cluster_named_after_it():
     keywords = [KeywordInput(1, "latte nutrition", country="US"), KeywordInput(2, "latte nutrition", country="GB")]
-    assert cluster_keywords(keywords) == []
+    [cluster] = cluster_keywords(keywords)
+    assert (cluster.name, sorted(cluster.keyword_ids)) == ("Latte Nutrition", [1, 2])
 
 
-def test_a_keyword_that_fits_nowhere_stays_unclustered():
+def test_a_keyword_that_fits_nowhere_forms_a_cluster_of_its_own_named_after_it():
+    """Contract section 12: every keyword ends in a cluster (issue 30, case 2)."""
     keywords, _topics = labelled_keywords()
     loner = KeywordInput(999, "quantum chromodynamics lecture")
     clusters = cluster_keywords([*keywords, loner])
-    assert 999 not in cluster_of(clusters)
-    assert all(len(cluster.keyword_ids) >= 2 for cluster in clusters)
+    [own] = [cluster for cluster in clusters if 999 in cluster.keyword_ids]
+    assert (own.name, own.keyword_ids) == ("Quantum Chromodynamics Lecture", [999])
+
+
+def test_every_keyword_given_is_in_exactly_one_cluster():
+    keywords, _topics = labelled_keywords()
+    keywords = [*keywords, KeywordInput(999, "quantum chromodynamics lecture")]
+    placed = [keyword_id for cluster in cluster_keywords(keywords) for keyword_id in cluster.keyword_ids]
+    assert sorted(placed) == sorted(keyword.id for keyword in keywords)
+
+
+def test_unrelated_keywords_each_form_a_cluster_of_their_own():
+    """The issue's fresh site: five unrelated keywords, none left out."""
+    texts = ["lavender", "mortgage rates today", "python decorators", "marathon training plan", "volcano eruption"]
+    keywords = keywords_of(texts)
+    clusters = cluster_keywords(keywords)
+    assert sorted(placed for cluster in clusters for placed in cluster.keyword_ids) == [1, 2, 3, 4, 5]
+    assert {cluster.name for cluster in clusters if len(cluster.keyword_ids) == 1} <= {title_case(text) for text in texts}
+    assert len(clusters) >= 3
+
+
+def test_a_single_keyword_is_a_cluster():
+    [cluster] = cluster_keywords([KeywordInput(7, "lavender", volume=50)])
+    assert (cluster.name, cluster.keyword_ids) == ("Lavender", [7])
 
 
 def test_a_cluster_is_named_after_its_highest_volume_keyword():
@@ -164,7 +190,7 @@ def test_a_cluster_is_named_after_its_highest_volume_keyword():
     )
 
 
-def test_every_keyword_is_in_at_most_one_cluster_of_at_least_two_keywords():
+def test_every_keyword_is_in_at_most_one_cluster():
     keywords, _topics = labelled_keywords()
     ids = [keyword_id for cluster in cluster_keywords(keywords) for keyword_id in cluster.keyword_ids]
     assert len(ids) == len(set(ids))
@@ -174,7 +200,8 @@ def test_every_keyword_is_in_at_most_one_cluster_of_at_least_two_keywords():
 def test_the_number_of_clusters_follows_the_threshold_not_a_fixed_count():
     keywords, _topics = labelled_keywords()
     loose, default, strict = (cluster_keywords(keywords, similarity=value) for value in (0.2, 0.325, 0.6))
-    clustered = [sum(len(cluster.keyword_ids) for cluster in clusters) for clusters in (loose, default, strict)]
+    # Keywords grouped with others (the rest are clusters of their own).
+    clustered = [sum(len(cluster.keyword_ids) for cluster in clusters if len(cluster.keyword_ids) > 1) for clusters in (loose, default, strict)]
     assert len(loose) < len(default) < len(strict)
     assert clustered[0] > clustered[1] > clustered[2]
 
@@ -190,8 +217,10 @@ def test_clustering_is_deterministic_and_ignores_input_order():
 
 @pytest.mark.parametrize("texts", [[], ["solar panels"], ["", "   "], ["best", "how to"]])
 def test_tiny_or_empty_inputs_cluster_without_error(texts):
-    clusters = cluster_keywords(keywords_of(texts))
-    assert all(len(cluster.keyword_ids) >= 2 for cluster in clusters)
+    keywords = keywords_of(texts)
+    placed = sorted(keyword_id for cluster in cluster_keywords(keywords) for keyword_id in cluster.keyword_ids)
+    # A keyword with no text has nothing to be clustered or named by; every other is in one cluster.
+    assert placed == [keyword.id for keyword in keywords if keyword.keyword.strip()]
 
 
 def test_the_provider_uses_the_threshold_setting():

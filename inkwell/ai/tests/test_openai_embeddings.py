@@ -35,8 +35,8 @@ def provider_for(server: OpenAICompatibleServer, **overrides) -> OpenAITextProvi
 def test_with_an_embeddings_model_keywords_are_clustered_by_its_vectors_not_the_chat(openai_server):
     result = provider_for(openai_server).cluster_keywords(KEYWORDS, prompt="Cluster these")
 
-    assert [sorted(cluster.keyword_ids) for cluster in result.value] == [[1, 2, 3], [4, 5]]
-    assert [cluster.name for cluster in result.value] == ["Trail Running Shoes", "Current Mortgage Rates"]
+    assert [sorted(cluster.keyword_ids) for cluster in result.value] == [[1, 2, 3], [4, 5], [6]]
+    assert [cluster.name for cluster in result.value] == ["Trail Running Shoes", "Current Mortgage Rates", "Quantum Chromodynamics"]
     assert openai_server.requests_to("chat") == []
     [request] = openai_server.requests_to("embeddings")
     # One text per distinct keyword: the same keyword from two countries is embedded once.

@@ -70,7 +70,9 @@ def test_clustering_sends_the_prompt_the_keyword_ids_and_the_schema_as_json_mode
     assert [keyword["id"] for keyword in inputs_of(request.body)["keywords"]] == [1, 2, 3, 4, 5]
 
 
-def test_clustering_gathers_omitted_ids_in_other_drops_unknown_ids_and_keeps_repeats_once(openai_server):
+def test_clustering_gives_each_omitted_id_a_cluster_of_its_own_named_after_it_drops_unknown_ids_and_keeps_repeats_once(openai_server):
+    """Contract section 12: every keyword ends in a cluster; one the model left out is a cluster of
+    its own, named after it (issue 30, case 2)."""
     openai_server.script("chat", [Behaviour.content({"clusters": [
         {"name": "Tomatoes", "description": "Tomato growing", "keyword_ids": [1, 2, 99, 1]},
         {"name": "Roses", "keyword_ids": [3, 2]},
@@ -79,11 +81,11 @@ def test_clustering_gathers_omitted_ids_in_other_drops_unknown_ids_and_keeps_rep
 
     clusters = provider_for(openai_server).cluster_keywords(KEYWORDS, prompt=PROMPT).value
 
-    assert [(c.name, c.keyword_ids) for c in clusters] == [("Tomatoes", [1, 2]), ("Roses", [3]), ("Other", [4, 5])]
+    assert [(c.name, c.keyword_ids) for c in clusters] == [("Tomatoes", [1, 2]), ("Roses", [3]), ("rose fertilizer", [4]), ("basil", [5])]
     assert clusters[1].description == ""
 
 
-def test_clustering_puts_omitted_ids_in_the_models_own_other_cluster(openai_server):
+def test_clustering_splits_the_models_other_cluster_into_a_cluster_per_keyword(openai_server):
     openai_server.script("chat", [Behaviour.content({"clusters": [
         {"name": "Tomatoes", "keyword_ids": [1, 2]},
         {"name": "other", "description": "Misc", "keyword_ids": [5]},
@@ -91,7 +93,7 @@ def test_clustering_puts_omitted_ids_in_the_models_own_other_cluster(openai_serv
 
     clusters = provider_for(openai_server).cluster_keywords(KEYWORDS, prompt=PROMPT).value
 
-    assert [(c.name, c.keyword_ids) for c in clusters] == [("Tomatoes", [1, 2]), ("other", [5, 3, 4])]
+    assert [(c.name, c.keyword_ids) for c in clusters] == [("Tomatoes", [1, 2]), ("basil", [5]), ("rose pruning", [3]), ("rose fertilizer", [4])]
 
 
 def test_token_usage_is_read_from_the_response_usage(openai_server):

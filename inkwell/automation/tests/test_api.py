@@ -298,7 +298,7 @@ def test_a_runs_detail_has_its_stages_and_newest_logs(tenant, owner):
     assert [stage["stage"] for stage in data["stages"]] == [1, 2]
     assert len(data["logs"]) == DETAIL_LOG_LINES
     assert data["logs"][0]["message"] == f"Item {DETAIL_LOG_LINES + 4}"
-    assert set(data["logs"][0]) == {"id", "run_id", "stage", "level", "event", "message", "item_type", "item_id", "data", "created_at"}
+    assert set(data["logs"][0]) == {"id", "run_id", "stage", "level", "event", "message", "item_type", "item_id", "reason", "data", "created_at"}
 
 
 @pytest.mark.parametrize(

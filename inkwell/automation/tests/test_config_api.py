@@ -59,14 +59,14 @@ def test_a_site_that_changed_nothing_has_the_default_configuration(tenant, owner
     response = get_config(owner, tenant.site)
 
     assert response.status_code == 200, response.content
-    assert response.json() == {"success": True, "data": default_config()}
+    assert response.json() == {"success": True, "data": {**default_config(), "site_id": tenant.site.pk}}
 
 
 def test_the_configuration_is_the_unified_automation_config_with_the_stage_configs(tenant, owner):
     unified = owner.get(UNIFIED.format(tenant.site.pk)).json()["data"]
     config = get_config(owner, tenant.site).json()["data"]
 
-    assert config == {**unified["automation_config"], "stage_configs": unified["stage_configs"]}
+    assert config == {**unified["automation_config"], "stage_configs": unified["stage_configs"], "site_id": tenant.site.pk}
 
 
 # The full update.

@@ -274,7 +274,7 @@ def test_a_failing_item_is_logged_and_the_run_goes_on(small_site, eager_jobs, mo
 
     run = start(tenant, eager_jobs)
 
-    assert run.status == "completed"
+    assert run.status == "completed_with_errors"
     tasks = Task.objects.for_account(tenant.account)
     failed = tasks.get(status="failed")
     assert failed.title == refused[0] and tasks.filter(status="completed").count() == tasks.count() - 1
@@ -282,23 +282,27 @@ def test_a_failing_item_is_logged_and_the_run_goes_on(small_site, eager_jobs, mo
     assert counts[4][:3] == ("completed", tasks.count() - 1, 1)
     line = AutomationLog.objects.for_account(tenant.account).get(run=run, event="item_failed")
     assert (line.stage, line.level, line.item_type, line.item_id) == (4, "error", "task", failed.pk)
-    assert "The provider refused this article" in line.message
+    assert "The provider refused this article" in line.message and "The provider refused this article" in line.reason
     assert counts[7][1] == tasks.count() - 1
     assert run.credits_used == sum(row[3] for row in counts.values()) == credits_charged_since(tenant.account, before)
     assert Notification.objects.for_account(tenant.account).filter(notification_type="ai_content_failed", metadata__task_id=failed.pk).exists()
 
 
 def test_items_a_step_left_unprocessed_are_not_tried_again_in_the_same_run(small_site, eager_jobs, monkeypatch):
-    """Clustering that places no keyword (a provider's bad answer) leaves them pending: the run
-    logs them as failed once and moves on instead of trying them forever."""
-    from inkwell.ai.types import AIResult, TokenUsage
+    """Clustering that fails (the provider refuses it) leaves its keywords pending: the run logs
+    them as failed once, with the reason, and moves on instead of trying them forever."""
+    from inkwell.ai.errors import AIError
     from inkwell.planner import jobs as planner_jobs
 
     real_client = planner_jobs.ai_client
 
     def client(account, **kwargs):
         ai = real_client(account, **kwargs)
-        ai.cluster_keywords = lambda keywords, sector="": AIResult([], TokenUsage())
+
+        def refuse(keywords, sector=""):
+            raise AIError("The provider refused to cluster")
+
+        ai.cluster_keywords = refuse
         return ai
 
     monkeypatch.setattr(planner_jobs, "ai_client", client)
@@ -306,10 +310,63 @@ def test_items_a_step_left_unprocessed_are_not_tried_again_in_the_same_run(small
 
     run = start(tenant, eager_jobs)
 
-    assert run.status == "completed"
-    assert stage_counts(run)[1][:3] == ("completed", 0, 20)
-    assert AutomationLog.objects.for_account(tenant.account).filter(run=run, stage=1, event="item_failed").count() == 20
+    assert run.status == "completed_with_errors"
+    assert stage_counts(run)[1][:4] == ("completed", 0, 20, 0)
+    lines = AutomationLog.objects.for_account(tenant.account).filter(run=run, stage=1, event="item_failed")
+    assert lines.count() == 20
+    assert {line.reason for line in lines} == {"The provider refused to cluster"}
     assert Job.objects.for_account(tenant.account).filter(kind="planner.auto_cluster").count() == 1
+
+
+def test_a_fresh_site_with_unrelated_keywords_clusters_every_one_and_is_charged_for_what_it_processed(tenant, eager_jobs):
+    """Issue 30, case 2: five unrelated keywords were left out without a word, 1 credit charged for
+    0 processed, and the run ended a green "completed" with five "not processed" lines."""
+    from inkwell.planner.tests.factories import make_keyword
+
+    texts = ["lavender", "mortgage rates today", "python decorators", "marathon training plan", "volcano eruption"]
+    for text in texts:
+        make_keyword(tenant, keyword=text, volume=100)
+    fund(tenant.account, 500)
+    automation_settings(tenant.site, stages={**uncut_shares(), **{number: {"enabled": False, "budget_pct": 0} for number in range(2, 8)}})
+    before = last_usage_id(tenant.account)
+
+    run = start(tenant, eager_jobs)
+
+    assert run.status == "completed"
+    assert stage_counts(run)[1] == ("completed", 5, 0, cost_of(operation_type="clustering", units=5))
+    assert set(Cluster.objects.for_account(tenant.account).values_list("name", flat=True)) >= {"Lavender"}
+    assert not Keyword.objects.for_account(tenant.account).filter(cluster__isnull=True).exists()
+    assert not AutomationLog.objects.for_account(tenant.account).filter(run=run, event="item_failed").exists()
+    assert run.credits_used == credits_charged_since(tenant.account, before) == cost_of(operation_type="clustering", units=5)
+    notification = Notification.objects.for_account(tenant.account).get(notification_type="automation_run_completed")
+    assert (notification.severity, notification.metadata["failed"]) == ("success", 0)
+
+
+def test_a_run_with_a_failed_item_is_completed_with_errors_raising_automation_run_completed_with_the_failure_count(small_site, eager_jobs, monkeypatch):
+    """Contract section 12: completed_with_errors, each failed item's log entry with its reason, and
+    automation_run_completed either way with the failures in its metadata."""
+    from inkwell.ai.errors import AIError
+    from inkwell.planner import jobs as planner_jobs
+
+    real_client = planner_jobs.ai_client
+
+    def client(account, **kwargs):
+        ai = real_client(account, **kwargs)
+        ai.cluster_keywords = lambda keywords, sector="": (_ for _ in ()).throw(AIError("The provider is down"))
+        return ai
+
+    monkeypatch.setattr(planner_jobs, "ai_client", client)
+    tenant = small_site
+
+    run = start(tenant, eager_jobs)
+
+    assert run.status == "completed_with_errors"
+    notification = Notification.objects.for_account(tenant.account).get(notification_type="automation_run_completed")
+    assert (notification.severity, notification.metadata["failed"], notification.metadata["status"]) == ("warning", 20, "completed_with_errors")
+    assert "20 failed items" in notification.message
+    response_lines = AutomationLog.objects.for_account(tenant.account).filter(run=run, event="item_failed")
+    assert all(line.reason == "The provider is down" for line in response_lines)
+    assert AutomationLog.objects.for_account(tenant.account).filter(run=run, event="run_completed_with_errors").exists()
 
 
 def test_when_the_credits_run_out_mid_stage_the_stage_stops_and_the_refused_item_is_left_as_it_was(small_site, eager_jobs):
@@ -335,7 +392,7 @@ def test_when_the_credits_run_out_mid_stage_the_stage_stops_and_the_refused_item
     finally:
         step_finished.disconnect(dispatch_uid="test-drain")
 
-    assert run.status == "completed"
+    assert run.status == "completed_with_errors"  # the refused item failed (contract section 12)
     counts = stage_counts(run)
     assert counts[4][:3] == ("failed", 2, 1)
     tasks = Task.objects.for_account(tenant.account)
@@ -377,3 +434,49 @@ def test_auto_approval_where_no_person_is_required_is_recorded_as_the_automation
     approvals = ContentApproval.objects.for_account(tenant.account)
     assert approved > 0 and approvals.count() == approved
     assert set(approvals.values_list("step", "decision", "reviewer_name")) == {("team", "approved", "Automation")}
+
+
+def _one_article_run(tenant) -> None:
+    """A run that writes one article and makes image prompts for one."""
+    add_keywords(tenant, 10)
+    quick_settings(tenant)
+    fund(tenant.account, 5000)
+    automation_settings(tenant.site, stages={**uncut_shares(), 4: {"budget_pct": 0, "max_per_run": 1}, 5: {"budget_pct": 0, "max_per_run": 1}})
+
+
+def test_the_pipeline_takes_only_the_articles_it_wrote_and_gives_images_to_the_one_it_just_wrote(big_tenant, eager_jobs):
+    """Issue 30, case 3: a run moved a hand-made draft into review and generated images for it
+    instead of for the article it had just written."""
+    from inkwell.writer.tests.factories import make_content
+
+    by_hand = make_content(big_tenant, title="My own draft")
+    _one_article_run(big_tenant)
+
+    run = start(big_tenant, eager_jobs)
+
+    by_hand.refresh_from_db()
+    assert by_hand.status == "draft" and not Image.objects.for_account(big_tenant.account).filter(content=by_hand).exists()
+    [written] = Content.objects.for_account(big_tenant.account).exclude(pk=by_hand.pk)
+    assert written.status == "review" and Image.objects.for_account(big_tenant.account).filter(content=written, status="generated").exists()
+    assert not AutomationLog.objects.for_account(big_tenant.account).filter(run=run, item_type="content", item_id=by_hand.pk).exists()
+
+
+def test_a_site_that_opts_in_has_its_drafts_made_by_hand_taken_too(big_tenant, eager_jobs, as_user):
+    from inkwell.writer.tests.factories import make_content
+
+    by_hand = make_content(big_tenant, title="My own draft")
+    _one_article_run(big_tenant)
+    automation_settings(big_tenant.site, stages={5: {"max_per_run": 0}})
+    client = as_user(big_tenant.owner)
+    response = client.patch(f"/api/v1/automation/update_config/?site_id={big_tenant.site.pk}", {"include_manual_drafts": True}, format="json")
+    assert response.status_code == 200 and response.json()["data"]["include_manual_drafts"] is True
+
+    start(big_tenant, eager_jobs)
+
+    by_hand.refresh_from_db()
+    assert by_hand.status == "review" and Image.objects.for_account(big_tenant.account).filter(content=by_hand).exists()
+
+
+def test_drafts_made_by_hand_are_left_out_unless_the_site_opts_in_by_default(big_tenant, as_user):
+    data = as_user(big_tenant.owner).get("/api/v1/automation/config/", {"site_id": big_tenant.site.pk}).json()["data"]
+    assert data["include_manual_drafts"] is False

@@ -42,7 +42,11 @@ def tenant_with_settings(big_tenant):
 def backlog(tenant) -> None:
     """Pending items at every stage but the first, made by hand: clusters of keywords without
     ideas, new ideas, queued tasks of several lengths, drafts without images, prompted pending
-    images, and drafts whose images are done."""
+    images, and drafts whose images are done. The drafts are made by hand, so the site opts into them
+    (``include_manual_drafts``; else stages 5 to 7 take only the articles the pipeline wrote)."""
+    from inkwell.sitesettings.services import automation_config_update
+
+    automation_config_update(site=tenant.site, config={"include_manual_drafts": True})
     sector = site_sector(tenant)
     for name in ("Trail running shoes", "Marathon training", "Knee pain after running"):
         cluster = make_cluster(tenant, name=name, sector=sector)

@@ -191,3 +191,40 @@ def test_the_runs_page_lists_every_run_when_the_status_is_unknown(site, console_
         response = client.get(f"/app/sites/{site.site.pk}/automation/runs/", {"status": status})
         assert response.status_code == 200
         assert f"/app/automation/runs/{run.pk}/" in response.content.decode()
+
+
+def test_a_run_completed_with_errors_shows_amber_with_its_failed_items_and_their_reasons(site, console_client, monkeypatch):
+    """Contract section 12 on the run's page (issue 30, case 2): the status is "Completed with
+    errors" in the amber badge, and each failed item is listed with its reason; the bell's
+    notification is a warning."""
+    from inkwell.ai.errors import AIError
+    from inkwell.notifications.models import Notification
+    from inkwell.planner import jobs as planner_jobs
+
+    real_client = planner_jobs.ai_client
+
+    def client_refusing_clustering(account, **kwargs):
+        ai = real_client(account, **kwargs)
+
+        def refuse(keywords, sector=""):
+            raise AIError("The provider refused to cluster")
+
+        ai.cluster_keywords = refuse
+        return ai
+
+    monkeypatch.setattr(planner_jobs, "ai_client", client_refusing_clustering)
+    client = console_client(site.owner)
+    client.post(f"/app/sites/{site.site.pk}/automation/run/")
+    run = AutomationRun.objects.for_account(site.account).get()
+    execute(job_id=run.job_id, heartbeat=False)
+
+    page = client.get(f"/app/automation/runs/{run.pk}/").content.decode()
+
+    assert '<span class="badge badge--completed_with_errors">Completed with errors</span>' in page
+    failures = page[page.index('id="run-failures"') : page.index("</ul>", page.index('id="run-failures"'))]
+    assert "notice--warning" in page and "12 items failed" in failures
+    assert failures.count("<li>") == 12 and failures.count("The provider refused to cluster") == 12
+    notification = Notification.objects.for_account(site.account).get(notification_type="automation_run_completed")
+    assert notification.severity == "warning" and notification.metadata["failed"] == 12
+    bell = client.get("/app/notifications/").content.decode()
+    assert "note__dot--warning" in bell

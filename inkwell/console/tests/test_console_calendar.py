@@ -71,14 +71,14 @@ def test_the_calendar_says_its_time_zone_and_shows_publish_days_slots_and_limits
 def test_scheduling_at_a_chosen_time_reads_the_time_in_the_sites_time_zone(owner_client, berlin):
     content = make_content(berlin, status=ContentStatus.APPROVED)
     monday = next_year_monday()
-    response = owner_client.post(f"/app/content/{content.pk}/schedule/", {"at": monday.strftime("%Y-%m-%dT10:30")})
+    response = owner_client.post(f"/app/content/{content.pk}/schedule/", {"at": monday.strftime("%Y-%m-%dT09:30")})
     assert response.status_code == 302
     content.refresh_from_db()
     assert content.site_status == SiteStatus.SCHEDULED
-    assert content.scheduled_publish_at == in_zone(berlin.site, monday.year, monday.month, monday.day, 10, 30)
+    assert content.scheduled_publish_at == in_zone(berlin.site, monday.year, monday.month, monday.day, 9, 30)
     assert f"date={monday.date().isoformat()}" in response.headers["Location"] and "view=week" in response.headers["Location"]
     cell = day_cell(calendar(owner_client, berlin.site, view="week", date=monday.date().isoformat()), monday.date().isoformat())
-    assert "10:30 CET" in cell and content.title in cell
+    assert "09:30 CET" in cell and content.title in cell
 
 
 def test_the_next_free_slot_is_the_slot_planners(owner_client, berlin):
@@ -265,3 +265,30 @@ def test_a_script_link_stored_before_the_rule_is_not_rendered_on_the_calendar(ow
 
     assert "Live one" in week
     assert "javascript:" not in week and "javascript:" not in chosen
+
+
+def test_a_time_outside_the_publishing_rules_is_refused_with_a_readable_message_and_schedule_anyway_is_a_recorded_override(owner_client, berlin):
+    """Issue 30, case 4: Saturday 11:30 was accepted ("Scheduled.") while the same calendar column
+    said "No publishing on this day". Contract section 12: refused, unless overridden explicitly."""
+    from inkwell.publishing.models import ScheduleOverride
+
+    content = make_content(berlin, status=ContentStatus.APPROVED)
+    saturday = next_year_monday() + timedelta(days=5)
+    at = saturday.strftime("%Y-%m-%dT11:30")
+
+    refused = owner_client.post(f"/app/content/{content.pk}/schedule/", {"at": at, "view": "week", "date": saturday.date().isoformat()})
+
+    assert refused.status_code == 409
+    page = refused.content.decode()
+    assert "Outside the publishing rules: Saturday is not a publishing day of this site" in page
+    assert "Schedule anyway" in page and 'name="override_rules" value="1"' in page and f'name="at" value="{at}"' in page
+    content.refresh_from_db()
+    assert content.site_status == SiteStatus.NOT_PUBLISHED
+
+    anyway = owner_client.post(f"/app/content/{content.pk}/schedule/", {"at": at, "view": "week", "date": saturday.date().isoformat(), "override_rules": "1"})
+
+    assert anyway.status_code == 302
+    content.refresh_from_db()
+    assert (content.site_status, content.scheduled_publish_at) == (SiteStatus.SCHEDULED, in_zone(berlin.site, saturday.year, saturday.month, saturday.day, 11, 30))
+    [override] = ScheduleOverride.objects.for_account(berlin.account).filter(content=content)
+    assert (override.rule, override.created_by) == ("Saturday is not a publishing day of this site", berlin.owner)

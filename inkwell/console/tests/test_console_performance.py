@@ -126,3 +126,38 @@ def test_a_draft_refresh_is_written_with_ai_from_the_console(tenant, article, co
     article.refresh_from_db()
     assert refresh.html != article.html
     assert refresh.status == ContentStatus.DRAFT
+
+
+def test_a_refresh_scheduled_outside_the_rules_is_refused_on_its_page_and_schedule_anyway_records_the_override(tenant, article, console_client):
+    """Contract section 12 on the refresh page, as on the calendar: refused with the rule named, and
+    "Schedule anyway" is an explicit override, recorded."""
+    from inkwell.integration.tests.factories import make_integration
+    from inkwell.publishing.models import ScheduleOverride
+    from inkwell.writer.models import RefreshSendStatus
+    from inkwell.writer.tests.factories import make_refresh
+    from inkwell.writer.tests.test_content_schedule import _next, _site_rules
+
+    make_integration(tenant)
+    _site_rules(tenant)
+    refresh = make_refresh(tenant, content=article, status=ContentStatus.APPROVED)
+    saturday = _next(5, 11, 30)
+    at = saturday.strftime("%Y-%m-%dT%H:%M")
+    client = console_client(tenant.owner)
+    url = reverse("console:refresh-send", kwargs={"pk": refresh.pk})
+
+    refused = client.post(url, {"at": at})
+
+    assert refused.status_code == 409
+    page = refused.content.decode()
+    assert "Outside the publishing rules: Saturday is not a publishing day of this site" in page
+    assert "Schedule anyway" in page and 'name="override_rules" value="1"' in page and f'name="at" value="{at}"' in page
+    refresh.refresh_from_db()
+    assert refresh.send_status == RefreshSendStatus.NOT_SENT
+
+    anyway = client.post(url, {"at": at, "when": "at", "override_rules": "1"})
+
+    assert anyway.status_code == 302
+    refresh.refresh_from_db()
+    assert (refresh.send_status, refresh.scheduled_at) == (RefreshSendStatus.SCHEDULED, saturday)
+    [override] = ScheduleOverride.objects.for_account(tenant.account).filter(refresh=refresh)
+    assert (override.rule, override.created_by) == ("Saturday is not a publishing day of this site", tenant.owner)

@@ -171,3 +171,22 @@ def test_a_poll_of_an_id_past_sqls_integers_is_a_404(console_client, tenant):
     client = console_client(tenant.owner)
     assert _polled(client, f"/app/jobs/{2**64}/").status_code == 404
     assert _polled(client, f"/app/automation/runs/{2**64}/").status_code == 404
+
+
+def test_a_queued_job_shows_why_it_waits_and_its_place_in_the_queue_and_a_poll_sees_the_place_move(console_client, tenant):
+    """Issue 30, case 12: a queued job showed 0% and no position in the queue."""
+    client = console_client(tenant.owner)
+    ahead = Job.objects.create(account=tenant.account, site=tenant.site, kind="planner.auto_cluster", status=JobStatus.QUEUED)
+    waiting = Job.objects.create(
+        account=tenant.account, site=tenant.site, kind="writer.generate_images", status=JobStatus.QUEUED,
+        progress_message="Waiting for the AI provider, retrying at 14:05:09 UTC",
+    )
+    url = f"/app/jobs/{waiting.pk}/"
+
+    page = client.get(url).content.decode()
+
+    assert "Waiting for the AI provider, retrying at 14:05:09 UTC. Queued: number 2 in line." in page
+    etag = client.get(url, HTTP_HX_REQUEST="true")["ETag"]
+    Job.objects.for_account(tenant.account).filter(pk=ahead.pk).update(status=JobStatus.SUCCEEDED)
+    moved = client.get(url, HTTP_HX_REQUEST="true", HTTP_IF_NONE_MATCH=etag)
+    assert moved.status_code == 200 and "Queued: number 1 in line." in moved.content.decode()

@@ -25,10 +25,14 @@ class JobView(ConsoleView):
 
     def poll_state(self, request, pk):
         self.polled_job = job_selectors.job_progress(account_id=request.account.pk, site_ids=accessible_site_ids(request), job_id=pk)
-        return None if self.polled_job is None else job_selectors.progress_state(self.polled_job)
+        if self.polled_job is None:
+            return None
+        # A queued job's place in the queue changes while nothing of its own does: part of the state.
+        return (*job_selectors.progress_state(self.polled_job), job_selectors.queue_position(self.polled_job))
 
     def get(self, request, pk):
-        return self.page(request, {"job": self.polled_job or get_scoped(Job, request, pk)})
+        job = self.polled_job or get_scoped(Job, request, pk)
+        return self.page(request, {"job": job, "queue_position": job_selectors.queue_position(job)})
 
 
 def inbox(request):

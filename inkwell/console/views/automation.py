@@ -29,6 +29,8 @@ from inkwell.tenancy.access import accessible_site_ids
 
 RUNS_PAGE_SIZE = 25
 LOG_PAGE_SIZE = 50
+# The failed items a run's page lists with their reasons; the log has them all.
+FAILURES_SHOWN = 50
 DELAY_LABELS = {"within_stage": "Between items (seconds)", "between_stage": "Between stages (seconds)"}
 DAY_LABELS = {"mon": "Monday", "tue": "Tuesday", "wed": "Wednesday", "thu": "Thursday", "fri": "Friday", "sat": "Saturday", "sun": "Sunday"}
 
@@ -212,6 +214,14 @@ class RunView(ConsoleView):
         logs = Paginator(filtered(LogFilter, request, query, scoped(AutomationLog, request)), LOG_PAGE_SIZE).get_page(request.GET.get("page"))
         by_number = {stage.stage: stage for stage in stages}
         rows = [{"number": number, "name": STAGES[number].name, "stage": by_number.get(number)} for number in STAGE_NUMBERS]
+        # The items the run left failed, each with its reason (contract section 12), shown above the
+        # log; read only when a stage counted a failure, so a poll of a clean run costs nothing more.
+        failed = sum(stage.failed for stage in stages)
+        failures = (
+            list(scoped(AutomationLog, request).filter(run_id=run.pk, event="item_failed").order_by("id").only("stage", "item_type", "message", "reason")[:FAILURES_SHOWN])
+            if failed
+            else []
+        )
         return self.page(
             request,
             {
@@ -222,6 +232,8 @@ class RunView(ConsoleView):
                 "polls": run.status in (RunStatus.QUEUED, RunStatus.RUNNING),
                 "item": run.current_item or {},
                 "page_obj": logs,
+                "failures": failures,
+                "failures_more": max(0, failed - len(failures)),
                 "levels": LogLevel.choices,
                 "level": level,
             },

@@ -16,7 +16,8 @@ from django.urls import reverse
 from django.utils import timezone
 from rest_framework.exceptions import ValidationError
 
-from inkwell.console.base import ConsoleView, get_scoped, scoped, validated
+from inkwell.api.exceptions import OutsidePublishingRules
+from inkwell.console.base import ConsoleView, get_scoped, refusal_messages, scoped, validated
 from inkwell.console.views.library import SiteView
 from inkwell.publishing import selectors, services
 from inkwell.sitesettings.slots import local_instant
@@ -166,8 +167,16 @@ class ScheduleView(ConsoleView):
             result = services.schedule_in_next_slot(content=content)
         else:
             at = chosen_instant(content.site, request.POST.get("at", ""))
-            data = validated(writer_serializers.ScheduleInputSerializer, request, {"scheduled_publish_at": at.isoformat()})
-            result = services.content_schedule(content=content, **data)
+            override = request.POST.get("override_rules") == "1"
+            data = validated(writer_serializers.ScheduleInputSerializer, request, {"scheduled_publish_at": at.isoformat(), "override_rules": override})
+            try:
+                result = services.content_schedule(content=content, user=request.user, **data)
+            except OutsidePublishingRules as refused:
+                # Refused as the API refuses it, with "Schedule anyway": an explicit override, recorded
+                # on the content (contract section 12; issue 30: Saturday 11:30 was "Scheduled.").
+                error, errors = refusal_messages(refused)
+                anyway = {key: request.POST.get(key, "") for key in ("at", "view", "date")}
+                return self.refusal(request, refused.status_code, f"Outside the publishing rules: {error}", errors, schedule_anyway={"action": request.path, "fields": anyway})
         return back_to_calendar(self, request, content, at=result["scheduled_publish_at"], scheduled=content.pk)
 
 

@@ -13,11 +13,12 @@ from django.core.paginator import Paginator
 from django.urls import reverse
 from django.utils import timezone
 
-from inkwell.api.exceptions import PayloadTooLarge
+from inkwell.api.exceptions import OutsidePublishingRules, PayloadTooLarge
 from inkwell.billing.services import cost_of
 from inkwell.console.base import (
     ConsoleView,
     get_scoped,
+    refusal_messages,
     remember_site,
     scoped,
     validated,
@@ -244,8 +245,17 @@ class RefreshSendView(ConsoleView):
             notice = "sent=1"
         else:
             at = chosen_instant(refresh.site, request.POST.get("at", ""))
-            data = validated(refresh_s.RefreshScheduleInputSerializer, request, {"scheduled_at": at.isoformat()})
-            publishing.refresh_schedule(refresh=refresh, **data)
+            override = request.POST.get("override_rules") == "1"
+            data = validated(refresh_s.RefreshScheduleInputSerializer, request, {"scheduled_at": at.isoformat(), "override_rules": override})
+            try:
+                publishing.refresh_schedule(refresh=refresh, user=request.user, **data)
+            except OutsidePublishingRules as refused:
+                # The calendar's refusal and its explicit, recorded "Schedule anyway" (contract section 12).
+                error, errors = refusal_messages(refused)
+                anyway = {"when": "at", "at": request.POST.get("at", "")}
+                return self.refusal(
+                    request, refused.status_code, f"Outside the publishing rules: {error}", errors, schedule_anyway={"action": request.path, "fields": anyway, "subject": "refresh"}
+                )
             notice = "scheduled=1"
         return self.done(request, reverse("console:refresh", kwargs={"pk": refresh.pk}) + f"?{notice}")
 

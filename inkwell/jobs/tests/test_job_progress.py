@@ -21,7 +21,8 @@ def test_the_job_has_the_values_the_orm_gives_for_what_its_progress_shows(tenant
     loaded = Job.objects.for_account(tenant.account).get(pk=job.pk)
     assert read.pk == job.pk and progress_state(read) == progress_state(loaded)
     assert read.error == {"code": "x", "message": "Nope"} and read.params == {"content_id": 4}
-    assert read.get_deferred_fields() == {field.attname for field in Job._meta.concrete_fields} - {"id", *PROGRESS_FIELDS}
+    # queued_at too: a queued job's place in the queue is read from it.
+    assert read.get_deferred_fields() == {field.attname for field in Job._meta.concrete_fields} - {"id", "queued_at", *PROGRESS_FIELDS}
 
 
 def test_another_accounts_job_is_none(tenant, other_tenant, job):

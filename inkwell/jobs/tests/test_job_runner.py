@@ -181,3 +181,45 @@ def test_the_sweep_enqueues_again_a_job_the_broker_lost(tenant, eager_jobs):
     with eager_jobs():
         assert services.sweep_stale_jobs()["reenqueued"] == 1
     assert _get(job).status == JobStatus.SUCCEEDED
+
+
+WAITING_KIND = "test.waiting"
+
+
+@job_kind(name=WAITING_KIND, max_attempts=3)
+def _rate_limited_mid_work(ctx: JobContext) -> dict:
+    ctx.progress(40, "Generating image 1 of 4")
+    raise ProviderRateLimited()
+
+
+def test_a_job_waiting_to_retry_says_it_waits_for_the_ai_provider_and_until_when(tenant, settings):
+    """Issue 30, case 12: under the provider's 429s a job flipped back to queued still saying
+    "Generating image 1 of 4"."""
+    settings.INKWELL_JOBS = {**settings.INKWELL_JOBS, "RETRY_BACKOFF_SECONDS": 30}
+    job = services.start_job(account=tenant.account, kind=WAITING_KIND)
+    before = timezone.now()
+
+    services.execute(job_id=job.pk, heartbeat=False)
+
+    job = _get(job)
+    assert job.status == JobStatus.QUEUED
+    retry_at = before + timedelta(seconds=30)
+    expected = {services.waiting_message(waits_for="the AI provider", retry_at=retry_at + timedelta(seconds=offset)) for offset in range(0, 3)}
+    assert job.progress_message in expected, job.progress_message
+    assert job.progress_message.startswith("Waiting for the AI provider, retrying at ")
+
+
+def test_a_queued_job_knows_its_place_in_the_queue(tenant, make_tenant, as_user):
+    from inkwell.jobs.selectors import queue_position
+
+    other = make_tenant("other")
+    first = services.start_job(account=other.account, kind=ECHO_KIND)
+    second = services.start_job(account=tenant.account, kind=ECHO_KIND)
+    third = services.start_job(account=tenant.account, kind=ECHO_KIND)
+
+    assert [queue_position(_get(job)) for job in (first, second, third)] == [1, 2, 3]
+    data = as_user(tenant.owner).get(f"/api/v1/jobs/{third.pk}/").json()["data"]
+    assert (data["status"], data["queue_position"]) == ("queued", 3)
+    services.execute(job_id=first.pk, heartbeat=False)
+    assert queue_position(_get(third)) == 2
+    assert as_user(tenant.owner).get(f"/api/v1/jobs/{third.pk}/").json()["data"]["queue_position"] == 2

@@ -170,11 +170,9 @@ def test_auto_cluster_groups_the_sites_unclustered_keywords_and_charges_the_cost
     assert clusters.count() >= 2
     assert all(cluster.name and cluster.site_id == planner.site.pk and cluster.sector_id == planner.sector.pk for cluster in clusters)
     clustered = dict(Keyword.objects.for_account(planner.account).values_list("pk", "cluster_id"))
-    # Keywords that fit no cluster stay unclustered (#19): every candidate is in a new cluster or in none.
+    # Every candidate ends in a cluster, one unlike the others in a cluster of its own (contract section 12).
     placed = {pk for pk, cluster_id in clustered.items() if cluster_id in {c.pk for c in clusters}}
-    assert placed and placed <= candidates
-    assert all(clustered[pk] is None for pk in candidates - placed)
-    assert all(Keyword.objects.for_account(planner.account).filter(cluster=cluster).count() >= 2 for cluster in clusters)
+    assert placed == candidates
     assert clustered[paused.pk] is None and clustered[keywords[-2].pk] == done.pk
 
     cost = cost_of(operation_type="clustering", units=len(candidates))
@@ -192,6 +190,23 @@ def test_auto_cluster_groups_the_sites_unclustered_keywords_and_charges_the_cost
     assert sorted(job.result["cluster_ids"]) == sorted(clusters.values_list("pk", flat=True))
     [notification] = notifications(planner.account, "ai_cluster_complete")
     assert notification.metadata == {"count": clusters.count(), "credits": cost, "job_id": job.pk}
+
+
+def test_every_keyword_given_to_auto_cluster_ends_in_a_cluster_one_unlike_the_others_in_its_own(planner, owner, eager_jobs):
+    """Issue 30, case 2: three unrelated keywords given to auto_cluster made no cluster at all."""
+    texts = ["lavender", "mortgage rates today", "python decorators"]
+    given = [make_keyword(planner.tenant, sector=planner.sector, keyword=text, volume=100) for text in texts]
+    before = balance_of(planner.account)
+
+    with eager_jobs():
+        response = owner.post(AUTO_CLUSTER, {"site_id": planner.site.pk, "keyword_ids": [keyword.pk for keyword in given]}, format="json")
+
+    assert response.status_code == 202, response.content
+    job = Job.objects.for_account(planner.account).get(pk=response.json()["data"]["job_id"])
+    clusters = {cluster.name: list(cluster.keywords.values_list("keyword", flat=True)) for cluster in Cluster.objects.for_account(planner.account)}
+    assert clusters == {"Lavender": ["lavender"], "Mortgage Rates Today": ["mortgage rates today"], "Python Decorators": ["python decorators"]}
+    assert (job.result["keywords_clustered"], job.result["keywords_unclustered"], job.result["clusters_created"]) == (3, 0, 3)
+    assert balance_of(planner.account) == before - cost_of(operation_type="clustering", units=3)
 
 
 def test_auto_cluster_of_given_keywords_reclusters_exactly_those(planner, owner, keywords, eager_jobs):

@@ -336,9 +336,9 @@ def test_the_whole_planner_flow_with_the_local_provider(planner, owner, eager_jo
     with eager_jobs():
         assert owner.post(f"{PLANNER}/clusters/auto_cluster/", {"site_id": planner.site.pk}, format="json").status_code == 202
     cluster_ids = [row["id"] for row in owner.get(f"{PLANNER}/clusters/", {"site_id": planner.site.pk}).json()["results"]]
-    # Most keywords find a cluster; a keyword that fits none stays unclustered (#19).
+    # Every keyword ends in a cluster, one that fits none in its own (contract section 12).
     unclustered = Keyword.objects.for_account(planner.account).filter(cluster__isnull=True).count()
-    assert cluster_ids and unclustered < len(planner.seeds) / 2
+    assert cluster_ids and unclustered == 0
     with eager_jobs():
         assert owner.post(GENERATE, {"cluster_ids": cluster_ids, "ideas_per_cluster": 1}, format="json").status_code == 202
     idea_ids = [row["id"] for row in owner.get(IDEAS, {"page_size": 100}).json()["results"]]

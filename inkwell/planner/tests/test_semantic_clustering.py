@@ -1,6 +1,6 @@
-"""Clustering by meaning through the planner (#19): one entry per keyword across countries, keywords
-that fit nowhere stay unclustered and cost no idea credits, and generated ideas are checked against
-the site's content."""
+"""Clustering by meaning through the planner (#19): one entry per keyword across countries, a keyword
+that fits nowhere is a cluster of its own (contract section 12, issue 30), and generated ideas are
+checked against the site's content."""
 
 import pytest
 
@@ -26,20 +26,20 @@ def latte_keywords(planner):
     return [make_keyword(planner.tenant, sector=planner.sector, seed=seed, country=seed.country) for seed in seeds]
 
 
-def test_one_keyword_from_three_countries_is_one_entry_of_one_cluster_and_a_misfit_stays_unclustered(planner, owner, eager_jobs, latte_keywords):
+def test_one_keyword_from_three_countries_is_one_entry_of_one_cluster_and_a_misfit_is_a_cluster_of_its_own(planner, owner, eager_jobs, latte_keywords):
     with eager_jobs():
         response = owner.post(f"{PLANNER}/clusters/auto_cluster/", {"site_id": planner.site.pk}, format="json")
     assert response.status_code == 202, response.content
 
-    [cluster] = Cluster.objects.for_account(planner.account)
-    assert cluster.name == "Latte Nutrition"
+    cluster, misfit = Cluster.objects.for_account(planner.account).order_by("pk")
+    assert (cluster.name, misfit.name) == ("Latte Nutrition", "Quantum Chromodynamics Lecture")
     assert "Searched in several countries: CA, GB, US." in cluster.description
     assert cluster.description.startswith("2 keywords about latte nutrition with 2,000 monthly searches")
     clustered = dict(Keyword.objects.for_account(planner.account).values_list("keyword", "cluster_id").order_by("keyword", "country"))
     assert set(Keyword.objects.for_account(planner.account).filter(cluster=cluster).values_list("country", flat=True)) == {"US", "GB", "CA"}
-    assert clustered["quantum chromodynamics lecture"] is None
+    assert clustered["quantum chromodynamics lecture"] == misfit.pk
     job_result = owner.get(f"/api/v1/jobs/{response.json()['data']['job_id']}/").json()["data"]["result"]
-    assert (job_result["keywords_clustered"], job_result["keywords_unclustered"]) == (4, 1)
+    assert (job_result["keywords_clustered"], job_result["keywords_unclustered"]) == (5, 0)
 
     with eager_jobs():
         owner.post(f"{PLANNER}/clusters/generate_ideas/", {"cluster_ids": [cluster.pk], "ideas_per_cluster": 1}, format="json")
@@ -51,7 +51,7 @@ def test_generated_ideas_are_flagged_against_the_sites_articles(planner, owner, 
     article = make_content(planner.tenant, title="Latte Nutrition Facts: Calories in a Latte", focus_keyword="latte nutrition")
     with eager_jobs():
         owner.post(f"{PLANNER}/clusters/auto_cluster/", {"site_id": planner.site.pk}, format="json")
-    cluster = Cluster.objects.for_account(planner.account).get()
+    cluster = Cluster.objects.for_account(planner.account).get(name="Latte Nutrition")
 
     with eager_jobs():
         owner.post(f"{PLANNER}/clusters/generate_ideas/", {"cluster_ids": [cluster.pk], "ideas_per_cluster": 2}, format="json")

@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from inkwell.sitesettings.tests import publish_any_time
 from inkwell.publishing.tests.helpers import connect, ready_content
 from inkwell.writer.models import Content, ContentStatus, SiteStatus
 
@@ -55,6 +56,7 @@ def test_publish_now(granted, as_user, cms_server, role, path):
 @pytest.mark.parametrize("role", list(ALLOWED))
 def test_schedule(granted, as_user, cms_server, role):
     connect(granted, cms_server)
+    publish_any_time(granted.site)  # the rules are not this test's subject
     content = ready_content(granted, images=False)
     when = (timezone.now() + timedelta(days=1)).isoformat()
 

@@ -21,6 +21,7 @@ from inkwell.publishing.services import (
     send_scheduled_refresh,
 )
 from inkwell.publishing.tests.helpers import connect, ready_content
+from inkwell.sitesettings.tests import publish_any_time
 from inkwell.system.models import ContentSettings
 from inkwell.writer import services as writer_services
 from inkwell.writer.models import (
@@ -35,6 +36,12 @@ pytestmark = pytest.mark.django_db
 
 POSTS = "/wp/v2/posts"
 NEW_HTML = "<p>Sun, a deep pot and water.</p><h2>Watering in a heatwave</h2><p>Twice a day.</p>"
+
+
+@pytest.fixture(autouse=True)
+def open_rules(tenant):
+    """Any time is within the site's publishing rules here but where the rules are the subject."""
+    publish_any_time(tenant.site)
 
 
 @pytest.fixture(autouse=True)
@@ -165,6 +172,57 @@ def test_unscheduling_a_refresh_takes_it_off_the_schedule(tenant, cms_server):
     refresh = refresh_unschedule(refresh=refresh)
     assert (refresh.send_status, refresh.scheduled_at) == (RefreshSendStatus.NOT_SENT, None)
     assert publish_due(now=timezone.now() + timedelta(hours=2)) == 0
+
+
+def test_a_refresh_outside_the_sites_publishing_days_or_slots_is_refused_naming_the_rule(tenant, cms_server):
+    """Contract section 12 holds for refreshes too: the update of a live post goes out within the
+    site's publishing days and time slots, in its time zone."""
+    from inkwell.api.exceptions import OutsidePublishingRules
+    from inkwell.writer.tests.test_content_schedule import _next, _site_rules
+
+    refresh = _approved_refresh(tenant, _live(tenant, cms_server))
+    _site_rules(tenant)
+
+    with pytest.raises(OutsidePublishingRules) as refused:
+        refresh_schedule(refresh=refresh, scheduled_at=_next(5, 9, 30))
+    assert refused.value.error == "Saturday is not a publishing day of this site"
+    with pytest.raises(OutsidePublishingRules) as refused:
+        refresh_schedule(refresh=refresh, scheduled_at=_next(1, 11, 30))
+    assert refused.value.error == "11:30 is outside this site's publishing time slots (09:00-10:00)"
+    refresh.refresh_from_db()
+    assert (refresh.send_status, refresh.scheduled_at) == (RefreshSendStatus.NOT_SENT, None)
+
+
+def test_a_refresh_is_not_held_by_the_publication_limits_which_count_new_posts(tenant, cms_server):
+    from inkwell.writer.tests.test_content_schedule import _next, _site_rules
+
+    refresh = _approved_refresh(tenant, _live(tenant, cms_server))
+    _site_rules(tenant, daily_publish_limit=1)
+    other = ready_content(tenant, images=False)
+    type(other).objects.for_account(tenant.account).filter(pk=other.pk).update(site_status=SiteStatus.SCHEDULED, scheduled_publish_at=_next(2, 9, 0))
+
+    refresh = refresh_schedule(refresh=refresh, scheduled_at=_next(2, 9, 30))
+
+    assert refresh.send_status == RefreshSendStatus.SCHEDULED
+
+
+def test_a_refresh_scheduled_anyway_through_the_api_records_the_override(tenant, cms_server, as_user):
+    from inkwell.api.tests import assert_error
+    from inkwell.publishing.models import ScheduleOverride
+    from inkwell.writer.tests.test_content_schedule import _next, _site_rules
+
+    refresh = _approved_refresh(tenant, _live(tenant, cms_server))
+    _site_rules(tenant)
+    client = as_user(tenant.admin)
+    url = reverse("writer-refresh-schedule", kwargs={"pk": refresh.pk})
+    saturday = _next(5, 11, 30)
+
+    assert_error(client.post(url, {"scheduled_at": saturday.isoformat()}, format="json"), 409, "outside_publishing_rules", error="Saturday is not a publishing day of this site")
+    anyway = client.post(url, {"scheduled_at": saturday.isoformat(), "override_rules": True}, format="json")
+
+    assert anyway.status_code == 200 and anyway.json()["data"]["send_status"] == "scheduled"
+    [override] = ScheduleOverride.objects.for_account(tenant.account).filter(refresh=refresh)
+    assert (override.content_id, override.rule, override.created_by, override.scheduled_publish_at) == (refresh.content_id, "Saturday is not a publishing day of this site", tenant.admin, saturday)
 
 
 # The API

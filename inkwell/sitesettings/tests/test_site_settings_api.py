@@ -67,6 +67,7 @@ def default_unified() -> dict:
         "scheduled_days": ["mon", "tue", "wed", "thu", "fri", "sat", "sun"],
         "scheduled_time": "02:00:00",
         "next_run_at": None,
+        "include_manual_drafts": False,
     }
     for number, batch_size in enumerate(DEFAULT_BATCH_SIZES, start=1):
         config[f"stage_{number}_enabled"] = True

@@ -3,7 +3,7 @@ never tell whether an account has that address (``inkwell.tenancy.logins``)."""
 
 import pytest
 
-from inkwell.api.tests import assert_error
+from inkwell.api.tests import assert_error, freeze_throttle_clock
 from inkwell.tenancy import logins
 from inkwell.tenancy.logins import LOCKED
 from inkwell.tenancy.models import RefreshToken
@@ -144,3 +144,19 @@ def test_the_kelvin_sign_is_the_same_address_as_its_letter_and_shares_the_lock(t
         login(api_client, "\u212aate@example.com", "wrong-guess")
 
     assert_error(login(api_client, "kate@example.com", PASSWORD), 429, "rate_limited", errors={"email": [LOCKED]})
+
+
+def test_a_locked_login_is_a_429_of_the_auth_scope_with_the_throttle_headers(tenant, api_client, clock, monkeypatch):
+    """Contract section 6: every 429 carries X-Throttle-Limit, X-Throttle-Remaining: 0 and
+    X-Throttle-Reset, the lock's as much as the scope's counter's (issue 30, case 13)."""
+    throttle_clock = freeze_throttle_clock(monkeypatch)
+    email = tenant.owner.email
+    for attempt in range(3):
+        login(api_client, email, "wrong-guess", address=f"198.51.100.{attempt}")
+
+    locked = login(api_client, email, PASSWORD, address="192.0.2.77")
+
+    assert_error(locked, 429, "rate_limited", errors={"email": [LOCKED]})
+    assert locked["X-Throttle-Limit"] == "1000"
+    assert locked["X-Throttle-Remaining"] == "0"
+    assert int(locked["X-Throttle-Reset"]) >= throttle_clock.now + int(locked["Retry-After"])

@@ -14,6 +14,7 @@ from inkwell.automation.tests.factories import make_run
 from inkwell.integration.tests.factories import make_integration
 from inkwell.notifications.models import Notification, NotificationType
 from inkwell.publishing import services as publishing
+from inkwell.sitesettings.tests import publish_any_time
 from inkwell.webhooks import services
 from inkwell.webhooks.models import AttemptTrigger, DeliveryStatus, EventType, WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent
 from inkwell.webhooks.tests.factories import make_endpoint
@@ -336,6 +337,7 @@ def test_scheduling_publishing_and_failing_to_publish_raise_their_events(tenant,
     make_integration(tenant)
     content = approve(tenant, make_content(tenant))
     when = timezone.now() + timedelta(days=2)
+    publish_any_time(tenant.site)  # two days ahead, whatever the time: the rules are not this test's subject
 
     publishing.content_schedule(content=content, scheduled_publish_at=when)
     publishing.record_publication(content=content, external_url="https://blog.example.com/p/1", external_id="1", user=tenant.owner)
@@ -361,6 +363,19 @@ def test_an_automation_run_ending_raises_its_event_but_a_cancelled_one_does_not(
     assert [(body["type"], body["data"]["run_id"]) for body in bodies] == [("automation.run_completed", completed.pk), ("automation.run_failed", failed.pk)]
     assert bodies[1]["data"]["error"] == "The AI provider is down"
     assert len(receiver.requests) == 2
+
+
+def test_a_run_that_completed_with_errors_raises_run_completed_naming_its_status(tenant, receiver):
+    """A run with failed items still completed (contract section 12): its event is run_completed,
+    and its status says it had errors."""
+    endpoint_for(tenant, receiver, events=[EventType.AUTOMATION_RUN_COMPLETED])
+    run = make_run(tenant, status=RunStatus.COMPLETED_WITH_ERRORS)
+
+    announce_end(run)
+    services.deliver_due()
+
+    [request] = receiver.wait_for(1)
+    assert (request.payload["type"], request.payload["data"]["run_id"], request.payload["data"]["status"]) == ("automation.run_completed", run.pk, "completed_with_errors")
 
 
 def test_the_test_ping_is_sent_at_once_and_leaves_the_endpoints_health_alone(tenant, receiver):
