@@ -20,6 +20,7 @@ from inkwell.ai.types import (
     ImagePromptDraft,
     KeywordInput,
     OptimizedArticle,
+    Voice,
 )
 
 DEFAULT_IMAGE_SIZE = "1024x1024"
@@ -32,10 +33,18 @@ class AIClient:
         self.image = image
         self.templates = dict(templates or {})
 
-    def prompt(self, prompt_type: str, **values: object) -> str:
-        """The rendered prompt of ``prompt_type``: the account's template, or the default."""
+    def prompt(self, prompt_type: str, *, carried: Sequence[tuple[str, str]] = (), **values: object) -> str:
+        """The rendered prompt of ``prompt_type``: the account's template, or the default.
+
+        ``carried`` are (placeholder, label) pairs every prompt of the type must carry (the brief,
+        the site's voice): an account's template written before they existed, or without them,
+        gets each non-empty one appended under its label."""
         template = self.templates.get(prompt_type) or PROMPTS[prompt_type].default_text
-        return render(prompt_type, template, **values)
+        rendered = render(prompt_type, template, **values)
+        for name, label in carried:
+            if "{" + name + "}" not in template and values.get(name):
+                rendered += f"\n\n{label}:\n{values[name]}"
+        return rendered
 
     def cluster_keywords(self, keywords: Sequence[KeywordInput], *, sector: str = "") -> AIResult[list[ClusterDraft]]:
         keywords = list(keywords)
@@ -58,6 +67,9 @@ class AIClient:
             outline="\n".join(brief.outline),
             include_faq=brief.include_faq,
             description=brief.description,
+            brief=brief.brief_text(),
+            voice=brief.voice.as_text() if brief.voice else "",
+            carried=(("brief", "Brief"), ("voice", "The site's voice")),
         )
         return self.text.write_article(brief, prompt=prompt)
 
@@ -70,6 +82,13 @@ class AIClient:
         rendered = self.prompt("image_generation", prompt=prompt, style=style)
         return self.image.generate_image(rendered, size=size, style=style)
 
-    def optimize_article(self, article: ArticleDraft) -> AIResult[OptimizedArticle]:
-        prompt = self.prompt("optimization", title=article.title, focus_keyword=article.focus_keyword, content=article.html)
+    def optimize_article(self, article: ArticleDraft, *, voice: Voice | None = None) -> AIResult[OptimizedArticle]:
+        prompt = self.prompt(
+            "optimization",
+            title=article.title,
+            focus_keyword=article.focus_keyword,
+            content=article.html,
+            voice=voice.as_text() if voice else "",
+            carried=(("voice", "Keep to the site's voice"),),
+        )
         return self.text.optimize_article(article, prompt=prompt)

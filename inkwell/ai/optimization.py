@@ -9,19 +9,26 @@ works on them too. The prompt text stays here, in the AI engine, as for every ot
 from collections.abc import Sequence
 
 from inkwell.ai.client import AIClient
-from inkwell.ai.types import AIResult, ArticleDraft, OptimizedArticle
+from inkwell.ai.types import AIResult, ArticleDraft, OptimizedArticle, Voice
 
 SUGGESTIONS_HEADER = "An analysis of the article found these problems. Fix each one you can without inventing facts:"
 
 
-def optimization_prompt(client: AIClient, article: ArticleDraft, suggestions: Sequence[str]) -> str:
-    prompt = client.prompt("optimization", title=article.title, focus_keyword=article.focus_keyword, content=article.html)
+def optimization_prompt(client: AIClient, article: ArticleDraft, suggestions: Sequence[str], *, voice: Voice | None = None) -> str:
+    prompt = client.prompt(
+        "optimization",
+        title=article.title,
+        focus_keyword=article.focus_keyword,
+        content=article.html,
+        voice=voice.as_text() if voice else "",
+        carried=(("voice", "Keep to the site's voice"),),
+    )
     findings = [" ".join(suggestion.split()) for suggestion in suggestions if suggestion.strip()]
     if not findings:
         return prompt
     return "\n".join([prompt, "", SUGGESTIONS_HEADER, *(f"- {finding}" for finding in findings)])
 
 
-def optimize_with_suggestions(client: AIClient, article: ArticleDraft, suggestions: Sequence[str]) -> AIResult[OptimizedArticle]:
-    """The article improved by the client's text provider, told about ``suggestions`` as well."""
-    return client.text.optimize_article(article, prompt=optimization_prompt(client, article, suggestions))
+def optimize_with_suggestions(client: AIClient, article: ArticleDraft, suggestions: Sequence[str], *, voice: Voice | None = None) -> AIResult[OptimizedArticle]:
+    """The article improved by the client's text provider, told about ``suggestions`` and the site's voice as well."""
+    return client.text.optimize_article(article, prompt=optimization_prompt(client, article, suggestions, voice=voice))

@@ -57,9 +57,15 @@ Keywords, primary first: {keywords}
 Length: about {word_count} words of visible text
 Tone: {tone}
 Structure: {structure}
-Outline to follow (H2 headings; empty means choose your own):
+Outline to follow (H2 headings; a line starting with "### " is an H3 under the H2 before it; empty means choose your own):
 {outline}
 Include an FAQ section: {include_faq}
+
+Brief (empty means none was written):
+{brief}
+
+The site's voice (empty means none was set):
+{voice}
 
 Requirements:
 - Use <h2> for sections, <h3> for subsections, <p> for paragraphs and <ul><li> for lists; no <h1>, no inline styles, no scripts.
@@ -68,7 +74,8 @@ Requirements:
 - Write in the requested tone throughout and follow the requested structure.
 - If an FAQ section is requested, add an <h2>Frequently Asked Questions</h2> section with 3 to 5 questions as <h3> headings, each followed by a short answer.
 - Also write a meta title of at most 60 characters and a meta description of at most 160 characters, both containing the primary keyword.
-- Do not invent statistics, quotes or sources."""
+- Do not invent statistics, quotes, dates, sources or first-person experience: every figure, date, quotation or finding comes from the brief's sources, with a link to the source where it is used.
+- Never repeat a sentence."""
 
 _IMAGE_PROMPT_EXTRACTION = """Write {count} prompts for an image generator to illustrate the article below, in a {style} style.
 
@@ -87,6 +94,9 @@ Style: {style}. High quality and well composed, with no text, letters, watermark
 _OPTIMIZATION = """You are an SEO editor. Improve the article below for its focus keyword "{focus_keyword}" without changing its meaning or inventing facts.
 
 Title: {title}
+
+Keep to the site's voice (empty means none was set):
+{voice}
 
 Where needed:
 - Keep the meta title to at most 60 characters and the meta description to at most 160 characters, both containing the focus keyword.
@@ -122,10 +132,12 @@ PROMPTS: dict[str, PromptSpec] = {
             title="Content generation",
             description=(
                 "Writes an article from a task's brief: {title}, {keywords} (comma-separated, primary first), {word_count}, {tone}, "
-                "{structure}, {outline} (one H2 per line), {include_faq} (yes or no) and {description}."
+                "{structure}, {outline} (one H2 per line, \"### \" before an H3), {include_faq} (yes or no), {description}, "
+                "{brief} (the approved brief's angle, reader, questions, internal links and sources) and {voice} (the site's voice). "
+                "A text without {brief} or {voice} gets them appended, so every writing prompt carries them."
             ),
             default_text=_CONTENT_GENERATION,
-            placeholders=("title", "keywords", "word_count", "tone", "structure", "outline", "include_faq", "description"),
+            placeholders=("title", "keywords", "word_count", "tone", "structure", "outline", "include_faq", "description", "brief", "voice"),
         ),
         PromptSpec(
             type="image_prompt_extraction",
@@ -144,9 +156,9 @@ PROMPTS: dict[str, PromptSpec] = {
         PromptSpec(
             type="optimization",
             title="Content optimization",
-            description="Improves an article for search: its {title}, {focus_keyword} and HTML {content}.",
+            description="Improves an article for search: its {title}, {focus_keyword}, HTML {content} and the site's {voice} (appended when the text lacks it).",
             default_text=_OPTIMIZATION,
-            placeholders=("title", "focus_keyword", "content"),
+            placeholders=("title", "focus_keyword", "content", "voice"),
         ),
     )
 }

@@ -453,11 +453,13 @@ class Engine:
         caller's transaction, which holds the run's row)."""
         failed = {pk for pk, _ in items if pk not in done}
         approved = stage.number == 7 and result == "approved"
+        # Stage 7 says why a draft was held in review (its quality report's failing kinds).
+        note = result.get("note") if isinstance(result, dict) else None
         lines = []
         for pk, label in items:
             if pk in done:
                 event = "item_approved" if approved else "item_processed"
-                level, message = LogLevel.INFO, f"{label}: {'approved' if approved else stage.outcome}"
+                level, message = LogLevel.INFO, f"{label}: {'approved' if approved else note or stage.outcome}"
             else:
                 # An item left unprocessed always carries a reason (contract section 12): the job's
                 # error or the refusal, else what the stage says of an item its step did not reach.

@@ -207,10 +207,12 @@ def _tasks_pending(pipeline: Pipeline) -> QuerySet:
 
 
 def _content_steps(pipeline, tasks, options):
-    return [
-        Step([task], start=lambda task=task: writer.start_content_generation(account=pipeline.account, task=task, user=options.user, inline=True))
-        for task in tasks
-    ]
+    def start(task):
+        # A site that writes from briefs gets each task's brief first (and may stop there).
+        writer.brief_for_automation(account=pipeline.account, task=task)
+        return writer.start_content_generation(account=pipeline.account, task=task, user=options.user, inline=True)
+
+    return [Step([task], start=lambda task=task: start(task)) for task in tasks]
 
 
 def _tasks_done(pipeline, ids):
@@ -332,14 +334,15 @@ def _review_steps(pipeline, contents, options):
 
 
 def _review_step(pipeline: Pipeline, content: Content, user: User | None, *, approve: bool) -> Step:
-    """Moves a draft to ``review``, and on to ``approved`` when ``approve`` (the publishing
-    receiver schedules approved content of an auto-publishing site); the status it ends in."""
+    """Moves a draft to ``review``, and on to ``approved`` when ``approve`` and its quality report
+    passes (the publishing receiver schedules approved content of an auto-publishing site); the
+    status it ends in, and for a draft held in review the report's failing kinds."""
 
-    def apply() -> str:
-        reviewed = writer.content_update(account=pipeline.account, content=content, user=user, status=ContentStatus.REVIEW)
-        if approve:
-            # The automation approves, not the person who started the run: the approval is recorded as its own.
-            reviewed = writer.content_approve(account=pipeline.account, content=reviewed, user=None)
+    def apply():
+        reviewed = writer.content_auto_review(account=pipeline.account, content=content, user=user, approve=approve)
+        if approve and reviewed.status != ContentStatus.APPROVED:
+            failing = ", ".join(reviewed.quality_summary.get("failing", []))
+            return {"status": reviewed.status, "note": f"held in review: the quality report does not pass ({failing})"}
         return reviewed.status
 
     return Step([content], apply=apply)

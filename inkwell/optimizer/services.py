@@ -32,6 +32,7 @@ from inkwell.linker.services import content_of_one_site
 from inkwell.optimizer.selectors import Report, SiteContext, content_report, site_context
 from inkwell.system.selectors import ai_client, content_settings
 from inkwell.tenancy.models import Account, Site, User
+from inkwell.writer.quality import site_voice
 from inkwell.writer.models import Content, ContentRefresh, ContentStatus, RefreshSendStatus
 from inkwell.writer.sanitize import clean_html, plain_text
 from inkwell.writer.services import content_update, refresh_update
@@ -120,7 +121,7 @@ def propose(*, client: AIClient, account: Account, content: Content) -> Proposal
         html=content.html,
         word_count=before.metrics["word_count"],
     )
-    answer = optimize_with_suggestions(client, article, before.suggestions)
+    answer = optimize_with_suggestions(client, article, before.suggestions, voice=site_voice(site=content.site))
     return Proposal(content.pk, _snapshot(content), context, before, answer.value.article, list(answer.value.changes), answer.usage)
 
 

@@ -32,7 +32,7 @@ from inkwell.tenancy.models import (
     User,
     canonical_email,
 )
-from inkwell.tenancy.signals import account_opened
+from inkwell.tenancy.signals import account_opened, site_created
 
 logger = logging.getLogger(__name__)
 
@@ -259,7 +259,9 @@ def site_create(*, account: Account, name: str, domain: str, time_zone: str = "U
     _plan_limit(account, "max_sites", Site.objects.for_account(account).count())
     if Site.objects.for_account(account).filter(domain__iexact=domain).exists():
         raise Conflict({"domain": ["A site with this domain already exists"]})
-    return Site.objects.create(account=account, name=name, domain=domain, slug=_unique_site_slug(name), time_zone=time_zone, is_active=is_active)
+    site = Site.objects.create(account=account, name=name, domain=domain, slug=_unique_site_slug(name), time_zone=time_zone, is_active=is_active)
+    site_created.send(sender=Site, site=site)
+    return site
 
 
 @transaction.atomic

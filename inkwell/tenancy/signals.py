@@ -35,3 +35,7 @@ def plan_changed(sender, instance: Plan, **kwargs) -> None:
 @receiver([post_save, post_delete], sender=Role, dispatch_uid="principal_role_changed")
 def role_changed(sender, instance: Role, **kwargs) -> None:
     principal.forget(User.dangerously_unscoped.filter(role_id=instance.pk).values_list("pk", flat=True))
+
+# Sent by ``site_create`` inside its transaction (keyword argument ``site``): a site made through
+# the API or the console. The writer gives it its editorial rules (a brief before each draft).
+site_created = Signal()

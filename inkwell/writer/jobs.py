@@ -43,6 +43,7 @@ from inkwell.jobs.models import Job, JobStatus
 from inkwell.jobs.services import JobContext, JobFailed, job_kind
 from inkwell.notifications import events
 from inkwell.system.selectors import ai_client, content_settings
+from inkwell.writer.quality import article_brief_parts, site_voice
 from inkwell.writer.models import Content, Image, ImageStatus, ImageType, Task, TaskStatus, image_upload_to
 from inkwell.writer.sanitize import plain_text
 from inkwell.writer.selectors import IMAGE_GENERATION, PROMPT_EXTRACTION, article_of, image_settings
@@ -93,16 +94,19 @@ def generate_content(ctx: JobContext) -> dict:
         raise JobFailed(TASK_GONE, code="task_missing")
 
     settings = content_settings(account, "content_generation")
-    brief = ArticleBrief(
-        title=task.title,
-        keywords=list(task.keywords),
-        word_count=task.word_count,
-        tone=task.tone,
-        structure=task.content_structure,
-        include_faq=settings["include_faq"],
-        description=task.description,
-        outline=list(task.outline),
-    )
+    # The task's approved brief, when it has one, and the site's voice (issue 35).
+    fields = {
+        "title": task.title,
+        "keywords": list(task.keywords),
+        "word_count": task.word_count,
+        "tone": task.tone,
+        "structure": task.content_structure,
+        "include_faq": settings["include_faq"],
+        "description": task.description,
+        "outline": list(task.outline),
+    }
+    fields.update(article_brief_parts(task_id=task.pk, account_id=account.pk))
+    brief = ArticleBrief(**fields, voice=site_voice(site=task.site))
     ctx.progress(10, "Writing the article")
     written = ai_client(account, live=False if settings["use_testing_model"] else None, site=task.site).write_article(brief)
     draft, usage = written.value, written.usage

@@ -125,12 +125,19 @@ class Content(AccountOwnedModel):
     # a client's approval counts only when it is newer than the last edit.
     last_edited_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     last_edited_at = models.DateTimeField(null=True, blank=True)
+    # The quality gate (issue 35): the outcome of the last report taken at a review step
+    # (None: never gated), its failing kinds and findings, and who approved it anyway.
+    quality_passed = models.BooleanField(null=True, blank=True)
+    quality_summary = models.JSONField(default=dict, blank=True)
+    quality_override_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    quality_override_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
         indexes = [
+            models.Index(fields=["account", "quality_passed", "-created_at"], name="content_account_quality"),
             models.Index(fields=["account", "site", "-created_at"], name="content_site_recent"),
             models.Index(fields=["account", "status", "-created_at"], name="content_account_status"),
             models.Index(fields=["account", "site_status", "-created_at"], name="content_account_site_status"),
@@ -390,3 +397,79 @@ class ContentApproval(AccountOwnedModel):
     class Meta:
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["content", "step", "-created_at"], name="approval_content_step_recent")]
+
+class ContentFingerprint(AccountOwnedModel):
+    """What originality keeps of an article of the site, published and synced ones included: its
+    MinHash signature and a sample of its shingle hashes (``inkwell.ai.quality.fingerprint``),
+    never its text. ``source_updated_at`` is the content's ``updated_at`` it was taken from; an
+    older one is taken again before a report reads it."""
+
+    content = models.OneToOneField(Content, on_delete=models.CASCADE, related_name="fingerprint")
+    site = models.ForeignKey(Site, on_delete=models.CASCADE, related_name="+")
+    signature = models.BinaryField()
+    sample = models.BinaryField(blank=True, default=b"")
+    source_updated_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["site", "content"], name="fingerprint_site")]
+
+
+class SiteEditorial(AccountOwnedModel):
+    """A site's editorial rules: whether drafts are written from an approved brief, and the
+    quality report's thresholds (``inkwell.ai.quality.Thresholds`` fields; missing ones take the
+    defaults). A site without a row (made before issue 35) needs no brief; a new site gets a row
+    that asks for one (``writer.signals``)."""
+
+    site = models.OneToOneField(Site, on_delete=models.CASCADE, related_name="+")
+    brief_required = models.BooleanField(default=True)
+    stop_at_brief = models.BooleanField(default=False, help_text="Automation stops at a ready brief and waits for a person to approve it.")
+    thresholds = models.JSONField(default=dict, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+
+class BriefStatus(models.TextChoices):
+    READY = "ready", "Ready for review"
+    APPROVED = "approved", "Approved"
+
+
+class Brief(AccountOwnedModel):
+    """What a draft is written from (issue 35): made from the task (and its idea), edited and
+    approved by the editor. ``outline`` is ``[{level: 2|3, text}]``; ``keywords`` have the primary
+    first; ``internal_links`` are ``[{content_id, title, url}]`` among the site's live articles;
+    ``sources`` are ``[{url, note}]`` the writer must use (either may be empty, not both)."""
+
+    task = models.OneToOneField(Task, on_delete=models.CASCADE, related_name="brief")
+    site = models.ForeignKey(Site, on_delete=models.CASCADE, related_name="+")
+    title = models.CharField(max_length=300)
+    angle = models.TextField(blank=True)
+    reader = models.TextField(blank=True)
+    outline = models.JSONField(default=list, blank=True)
+    keywords = models.JSONField(default=list, blank=True)
+    target_length = models.PositiveIntegerField(default=1500)
+    questions = models.JSONField(default=list, blank=True)
+    internal_links = models.JSONField(default=list, blank=True)
+    sources = models.JSONField(default=list, blank=True)
+    status = models.CharField(max_length=10, choices=BriefStatus.choices, default=BriefStatus.READY)
+    approved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    approved_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["account", "site", "status"], name="brief_site_status")]
+
+
+class VoiceProfile(AccountOwnedModel):
+    """A site's voice (issue 35): proposed from its published posts (measured), edited by the team;
+    every writing, optimizing and rewriting prompt carries it."""
+
+    site = models.OneToOneField(Site, on_delete=models.CASCADE, related_name="+")
+    tone = models.CharField(max_length=20, default="professional")
+    person = models.CharField(max_length=6, default="second", help_text="first, second or third")
+    reading_grade = models.FloatField(default=8.0, help_text="Target Flesch-Kincaid grade.")
+    sentence_words = models.PositiveSmallIntegerField(default=18, help_text="Target average sentence length in words.")
+    words_to_use = models.JSONField(default=list, blank=True)
+    words_to_avoid = models.JSONField(default=list, blank=True)
+    examples = models.JSONField(default=list, blank=True)
+    measured_posts = models.PositiveIntegerField(default=0, help_text="How many published posts the last proposal measured.")
+    updated_at = models.DateTimeField(auto_now=True)

@@ -13,7 +13,7 @@ from inkwell.ai.types import ArticleDraft
 from inkwell.billing.services import cost_of
 from inkwell.system.selectors import content_settings, integration_settings
 from inkwell.tenancy.models import Account, User
-from inkwell.writer.models import CommentMention, CommentReadMarker, Content, ContentApproval, ContentComment, ContentRevision, ImageType, ReviewLink, Task
+from inkwell.writer.models import Brief, CommentMention, CommentReadMarker, Content, ContentApproval, ContentComment, ContentRevision, ImageType, ReviewLink, Task
 
 # The salt of review links' signatures (``services.review_link_create`` signs with it).
 REVIEW_LINK_SALT = "inkwell.writer.review-link"
@@ -169,3 +169,11 @@ def review_link_for_token(*, token: str) -> ReviewLink:
 
 def review_link_passcode_holds(*, link: ReviewLink, passcode: str) -> bool:
     return bool(link.passcode_hash) and check_password(passcode, link.passcode_hash)
+def brief_of(*, account: Account, task: Task) -> Brief:
+    """The task's brief; 404 when it has none."""
+    from django.http import Http404
+
+    brief = Brief.objects.for_account(account).filter(task=task).first()
+    if brief is None:
+        raise Http404("This task has no brief")
+    return brief

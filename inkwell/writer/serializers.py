@@ -8,6 +8,7 @@ from rest_framework import serializers
 from inkwell.ai.types import STRUCTURES, TONES
 from inkwell.api import fields
 from inkwell.api.filters import MAX_ID
+from inkwell.api.serializers import RejectUnknownFieldsMixin
 from inkwell.planner.models import ContentIdea
 from inkwell.planner.serializers import OVERLAP_FLAGGED_HELP, OVERLAPS_HELP, OverlapSerializer
 from inkwell.tenancy.serializers import AccountSectorField, AccountSiteField, SiteSectorPayloadMixin
@@ -217,9 +218,24 @@ class ContentListItemSerializer(serializers.ModelSerializer):
 
 class ContentSerializer(ContentListItemSerializer):
     taxonomy_ids = serializers.SerializerMethodField(help_text="The site's categories and tags the content is filed under.")
+    quality_passed = serializers.BooleanField(
+        allow_null=True, read_only=True, help_text="Whether the quality report passed when the content was last gated (review or approval); null: never gated."
+    )
+    quality_summary = serializers.JSONField(read_only=True, help_text="That report's failing kinds, counts per kind and first findings.")
+    quality_override_by_id = serializers.IntegerField(allow_null=True, read_only=True, help_text="The person who approved it although the report did not pass.")
+    quality_override_at = serializers.DateTimeField(allow_null=True, read_only=True)
 
     class Meta(ContentListItemSerializer.Meta):
-        fields = [*ContentListItemSerializer.Meta.fields[:7], "html", *ContentListItemSerializer.Meta.fields[7:], "taxonomy_ids"]
+        fields = [
+            *ContentListItemSerializer.Meta.fields[:7],
+            "html",
+            *ContentListItemSerializer.Meta.fields[7:],
+            "taxonomy_ids",
+            "quality_passed",
+            "quality_summary",
+            "quality_override_by_id",
+            "quality_override_at",
+        ]
         read_only_fields = fields
 
     def get_taxonomy_ids(self, content) -> list[int]:
@@ -364,3 +380,146 @@ class TaxonomyInputSerializer(serializers.Serializer):
             if parent.site_id != site.pk or parent.taxonomy_type != TaxonomyType.CATEGORY:
                 raise serializers.ValidationError({"parent_id": ["Parent must be a category of the selected site"]})
         return attrs
+
+
+# The quality report (issue 35; contract section 12)
+
+QUALITY_KINDS = ("unsupported_claim", "repetition", "duplicate", "readability", "structure", "keyword")
+
+
+class QualityFindingSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=QUALITY_KINDS)
+    message = serializers.CharField()
+    excerpt = serializers.CharField(allow_blank=True, help_text="The passage the finding is about (shortened past 160 characters).")
+    start = serializers.IntegerField(help_text="Offset of the passage in `text` (or in the meta field `field` names); start == end: the article as a whole.")
+    end = serializers.IntegerField()
+    suggestion = serializers.CharField(allow_blank=True, help_text="A suggested fix.")
+    field = serializers.ChoiceField(choices=("body", "meta_title", "meta_description"), help_text="What the offsets index: the body's `text` or a meta field.")
+
+
+class QualityReportSerializer(serializers.Serializer):
+    passed = serializers.BooleanField(help_text="Whether the report passes the site's thresholds: with auto-approval on, only such content is approved without a person.")
+    findings = QualityFindingSerializer(many=True)
+    scores = serializers.DictField(help_text="reading_ease, grade, word_count, headings, keyword_coverage (0-4), repeated_sentences, repeated_phrases, closest_overlap and closest_id, unsupported_claims, findings (counts per kind), failing (the kinds over their allowance).")
+    text = serializers.CharField(allow_blank=True, help_text="The article's visible text, its blocks joined by a blank line: what `start` and `end` index.")
+
+
+class QualityAllowedSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    """How many findings of each kind a passing draft may still have."""
+
+    unsupported_claim = serializers.IntegerField(min_value=0, max_value=1000, required=False)
+    repetition = serializers.IntegerField(min_value=0, max_value=1000, required=False)
+    duplicate = serializers.IntegerField(min_value=0, max_value=1000, required=False)
+    readability = serializers.IntegerField(min_value=0, max_value=1000, required=False)
+    structure = serializers.IntegerField(min_value=0, max_value=1000, required=False)
+    keyword = serializers.IntegerField(min_value=0, max_value=1000, required=False)
+
+
+class QualityThresholdsSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    min_reading_ease = serializers.FloatField(min_value=-100, max_value=121, required=False, help_text="Flesch reading ease of the body, at least.")
+    max_grade = serializers.FloatField(min_value=0, max_value=30, required=False, help_text="Flesch-Kincaid grade, at most (default: the voice's grade + 2, else 12).")
+    max_sentence_words = serializers.IntegerField(min_value=5, max_value=200, required=False)
+    max_paragraph_words = serializers.IntegerField(min_value=20, max_value=2000, required=False)
+    words_per_heading = serializers.IntegerField(min_value=50, max_value=10000, required=False, help_text="At least one H2/H3 per this many words.")
+    duplicate_overlap = serializers.FloatField(min_value=0.05, max_value=1, required=False, help_text="Estimated overlap (Jaccard of 5-word shingles) from which another page is a near-duplicate.")
+    allowed = QualityAllowedSerializer(required=False)
+
+
+class SiteEditorialSerializer(serializers.Serializer):
+    site_id = serializers.IntegerField()
+    brief_required = serializers.BooleanField(help_text="Drafts are written from an approved brief (on for sites made since issue 35).")
+    stop_at_brief = serializers.BooleanField(help_text="Automation stops at a brief that is ready and waits for a person to approve it.")
+    thresholds = serializers.DictField(help_text="The thresholds saved for the site (the rest take the defaults).")
+    effective_thresholds = serializers.DictField(help_text="Every threshold the quality report applies to the site's drafts.")
+
+
+class SiteEditorialInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    echoes = SiteEditorialSerializer
+
+    brief_required = serializers.BooleanField(required=False)
+    stop_at_brief = serializers.BooleanField(required=False)
+    thresholds = QualityThresholdsSerializer(required=False, help_text="Replaces the saved thresholds; fields left out take the defaults.")
+
+
+# Briefs (issue 35)
+
+
+class BriefOutlineItemSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    level = serializers.ChoiceField(choices=(2, 3), help_text="2 for an H2, 3 for an H3 under the H2 before it.")
+    text = serializers.CharField(max_length=200)
+
+
+class BriefSourceSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    url = fields.WebURLField(max_length=500, required=False, allow_blank=True)
+    note = serializers.CharField(max_length=2000, required=False, allow_blank=True)
+
+    def validate(self, attrs):
+        if not (attrs.get("url") or attrs.get("note", "").strip()):
+            raise serializers.ValidationError("Give a URL or a note")
+        return {"url": attrs.get("url", ""), "note": attrs.get("note", "")}
+
+
+class BriefLinkSerializer(serializers.Serializer):
+    content_id = serializers.IntegerField(min_value=1, max_value=2**31 - 1)
+    title = serializers.CharField(read_only=True)
+    url = serializers.CharField(read_only=True)
+
+
+class BriefSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    task_id = serializers.IntegerField()
+    site_id = serializers.IntegerField()
+    title = serializers.CharField()
+    angle = serializers.CharField(allow_blank=True)
+    reader = serializers.CharField(allow_blank=True)
+    outline = BriefOutlineItemSerializer(many=True)
+    keywords = serializers.ListField(child=serializers.CharField(), help_text="The primary keyword first.")
+    target_length = serializers.IntegerField()
+    questions = serializers.ListField(child=serializers.CharField())
+    internal_links = BriefLinkSerializer(many=True, help_text="Live articles of the site to link to.")
+    sources = BriefSourceSerializer(many=True, help_text="URLs or notes the writer must use; a claim a note contains counts as backed.")
+    status = serializers.ChoiceField(choices=("ready", "approved"))
+    approved_by_id = serializers.IntegerField(allow_null=True)
+    approved_at = serializers.DateTimeField(allow_null=True)
+    updated_at = serializers.DateTimeField()
+
+
+class BriefInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    echoes = BriefSerializer
+
+    title = serializers.CharField(max_length=300, required=False)
+    angle = serializers.CharField(max_length=2000, required=False, allow_blank=True)
+    reader = serializers.CharField(max_length=2000, required=False, allow_blank=True)
+    outline = BriefOutlineItemSerializer(many=True, required=False, max_length=40)
+    keywords = serializers.ListField(child=serializers.CharField(max_length=100), required=False, max_length=20, help_text="The primary keyword first.")
+    target_length = serializers.IntegerField(min_value=100, max_value=10000, required=False)
+    questions = serializers.ListField(child=serializers.CharField(max_length=300), required=False, max_length=15)
+    internal_links = BriefLinkSerializer(many=True, required=False, max_length=20)
+    sources = BriefSourceSerializer(many=True, required=False, max_length=30)
+
+
+# The site's voice (issue 35)
+
+
+class VoiceSerializer(serializers.Serializer):
+    site_id = serializers.IntegerField()
+    tone = serializers.CharField()
+    person = serializers.ChoiceField(choices=("first", "second", "third"))
+    reading_grade = serializers.FloatField()
+    sentence_words = serializers.IntegerField()
+    words_to_use = serializers.ListField(child=serializers.CharField())
+    words_to_avoid = serializers.ListField(child=serializers.CharField())
+    examples = serializers.ListField(child=serializers.CharField())
+    measured_posts = serializers.IntegerField(help_text="How many published posts the last proposal measured (0: set by hand).")
+
+
+class VoiceInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    echoes = VoiceSerializer
+
+    tone = serializers.ChoiceField(choices=TONES, required=False)
+    person = serializers.ChoiceField(choices=("first", "second", "third"), required=False)
+    reading_grade = serializers.FloatField(min_value=1, max_value=20, required=False)
+    sentence_words = serializers.IntegerField(min_value=5, max_value=60, required=False)
+    words_to_use = serializers.ListField(child=serializers.CharField(max_length=60), max_length=50, required=False)
+    words_to_avoid = serializers.ListField(child=serializers.CharField(max_length=60), max_length=50, required=False)
+    examples = serializers.ListField(child=serializers.CharField(max_length=2000), max_length=2, required=False, help_text="One or two example paragraphs.")

@@ -26,8 +26,10 @@ from inkwell.tenancy.models import MANAGER_ROLES, Account, Sector, Site, SiteUse
 from inkwell.tenancy.serializers import REQUIRED, SECTOR_NOT_IN_SITE
 from inkwell.webhooks import services as webhooks
 from inkwell.webhooks.models import EventType
-from inkwell.writer import selectors
+from inkwell.writer import quality, selectors
 from inkwell.writer.models import (
+    Brief,
+    BriefStatus,
     CommentMention,
     CommentReadMarker,
     Content,
@@ -43,11 +45,13 @@ from inkwell.writer.models import (
     ReviewDecision,
     ReviewLink,
     ReviewStep,
+    SiteEditorial,
     SiteStatus,
     Task,
     TaskStatus,
     Taxonomy,
     TaxonomyType,
+    VoiceProfile,
 )
 from inkwell.writer.overlaps import flag_new_tasks
 from inkwell.writer.sanitize import article_text, clean_html, plain_text, visible_word_count
@@ -70,6 +74,11 @@ REVISED_FIELDS = ("title", "html", "meta_title", "meta_description")
 IDEA_TAKEN = "This idea already has a task"
 IDEA_NOT_IN_SITE = "Idea must belong to the selected site"
 TAXONOMY_NOT_IN_SITE = "Taxonomy must belong to the content's site"
+BRIEF_NOT_APPROVED = "This site writes drafts from an approved brief: make the task's brief (POST brief/), then approve it (approve_brief/)"
+BRIEF_EXISTS = "This task has a brief already: edit it (PATCH brief/)"
+MAX_LINK_TARGETS = 5
+QUALITY_NOT_PASSED = "The quality report does not pass ({failing}); a person must approve it"
+QUALITY_OVERRIDE_NOTE = "Approved although the quality report does not pass ({failing})"
 NOT_APPROVED = "Only approved content can be published or scheduled; this content is {status}: move it to approved first (update_content with status approved)"
 
 
@@ -177,6 +186,8 @@ def start_content_generation(*, account: Account, task: Task, user: User | None,
     the task is generating already; either way nothing changes. ``inline``: the caller runs the
     job itself (``jobs.services.start_job``)."""
     amount = cost_of(operation_type="content_generation", units=task.word_count)
+    if quality.site_editorial(site=task.site).brief_required and not Brief.objects.for_account(account).filter(task=task, status=BriefStatus.APPROVED).exists():
+        raise StateConflict({"brief": [BRIEF_NOT_APPROVED]})
     with transaction.atomic():
         claimed = (
             Task.objects.for_account(account)
@@ -265,15 +276,18 @@ def _notify_ready_for_review(account: Account, content: Content) -> None:
 
 
 @transaction.atomic
-def content_update(*, account: Account, content: Content, user: User | None, **fields) -> Content:
+def content_update(*, account: Account, content: Content, user: User | None, automatic: bool = False, **fields) -> Content:
     """Changes the fields given (validated ``ContentUpdateInputSerializer`` values).
 
     The body is sanitised and its words counted again; ``status`` may only follow ``TRANSITIONS``
     (409 otherwise); a change of the title, body or meta fields keeps the previous version as a
     ``ContentRevision`` and makes ``user`` the last editor; entering ``review`` raises
-    ``content_ready_review``; entering ``approved`` follows the site's approval rules
-    (``check_approval_rules``) and records the approval; a new body moves the comments anchored
-    to its passages along (``reanchor_comments``).
+    ``content_ready_review``; a new body moves the comments anchored to its passages along
+    (``reanchor_comments``). Entering ``approved`` follows the site's approval rules
+    (``check_approval_rules``), takes the quality report and records the approval: a person
+    (``automatic`` false) may approve a draft that does not pass, and that is recorded
+    (``quality_override_by``, ``quality_override_at``, and the approval's note); automation
+    approves only through ``content_auto_review``.
     """
     current = Content.objects.for_account(account).select_for_update().get(pk=content.pk)
     sector = fields.get("sector")
@@ -314,8 +328,17 @@ def content_update(*, account: Account, content: Content, user: User | None, **f
         current.last_edited_by, current.last_edited_at = user, timezone.now()
     if entering_approved:
         check_approval_rules(content=current, approver=user)
+        report = quality.content_quality(content=current)
+        if not report.passed and automatic:
+            raise StateConflict({"status": [QUALITY_NOT_PASSED.format(failing=", ".join(report.scores["failing"]))]})
         ContentApproval.objects.create(
-            account=account, content=current, step=ReviewStep.TEAM, decision=ReviewDecision.APPROVED, user=user, reviewer_name=display_name(user)[:REVIEWER_NAME_MAX_LENGTH]
+            account=account,
+            content=current,
+            step=ReviewStep.TEAM,
+            decision=ReviewDecision.APPROVED,
+            user=user,
+            reviewer_name=display_name(user)[:REVIEWER_NAME_MAX_LENGTH],
+            note="" if report.passed else QUALITY_OVERRIDE_NOTE.format(failing=", ".join(report.scores["failing"])),
         )
     current.status = status
     current.word_count = visible_word_count(current.html)
@@ -324,6 +347,8 @@ def content_update(*, account: Account, content: Content, user: User | None, **f
         current.taxonomies.set(taxonomies)
     if body_changed:
         reanchor_comments(content=current)
+    if entering_approved:
+        quality.record_gate(content=current, report=report, override_by=None if report.passed else user, override=not report.passed)
     if entering_review:
         _notify_ready_for_review(account, current)
     # Outbound webhooks: written to the outbox in this transaction, so only a committed change is sent.
@@ -347,6 +372,144 @@ def webhook_data(content: Content) -> dict:
         "published_at": content.published_at,
         "external_url": content.external_url,
     }
+
+
+@transaction.atomic
+def content_auto_review(*, account: Account, content: Content, user: User | None, approve: bool) -> Content:
+    """Automation's review gate: the draft goes to ``review``; with ``approve`` (auto-approval on)
+    it is approved only when its quality report passes, else it waits in review with the report's
+    failing kinds and findings kept on it (``quality_summary``)."""
+    reviewed = content_update(account=account, content=content, user=user, status=ContentStatus.REVIEW)
+    report = quality.content_quality(content=reviewed)
+    if approve and report.passed:
+        # The automation approves, not the person who started the run: the approval is recorded as its own.
+        return content_update(account=account, content=reviewed, user=None, status=ContentStatus.APPROVED, automatic=True)
+    quality.record_gate(content=reviewed, report=report)
+    return reviewed
+
+
+@transaction.atomic
+def site_editorial_update(*, site: Site, **fields) -> SiteEditorial:
+    """Changes a site's editorial rules (``brief_required``, ``stop_at_brief``, ``thresholds``,
+    the last replacing the saved thresholds). A site without a row gets one that keeps what it had
+    (no brief asked) for the fields not given."""
+    row, _created = SiteEditorial.objects.for_account(site.account_id).select_for_update().get_or_create(site=site, defaults={"account_id": site.account_id, "brief_required": False})
+    for name in ("brief_required", "stop_at_brief", "thresholds"):
+        if name in fields:
+            setattr(row, name, fields[name])
+    row.save()
+    return row
+
+
+# Briefs (issue 35)
+
+
+def _link_targets(task: Task) -> list[dict]:
+    """The site's live articles that share a content word with the task's title or keywords,
+    most shared first: the brief's internal link targets."""
+    words = {word for text in [task.title, *task.keywords] for word in quality.content_words(text)}
+    live = Content.objects.for_account(task.account_id).filter(site_id=task.site_id, site_status=SiteStatus.PUBLISHED).only("id", "title", "focus_keyword", "external_url", "slug")
+    scored = []
+    for content in live.order_by("-published_at", "-id")[:500]:
+        shared = len(words & set(quality.content_words(f"{content.title} {content.focus_keyword}")))
+        if shared:
+            scored.append((-shared, content.pk, content))
+    return [quality.link_of(content) for _shared, _pk, content in sorted(scored)[:MAX_LINK_TARGETS]]
+
+
+@transaction.atomic
+def brief_propose(*, account: Account, task: Task) -> Brief:
+    """A brief for the task, from the task and its idea: title, angle (the description), outline
+    (the task's H2s), keywords (primary first), target length, the questions its keywords ask,
+    internal link targets among the site's live articles; sources are the editor's to add. 409
+    when the task has one."""
+    if Brief.objects.for_account(account).filter(task=task).exists():
+        raise StateConflict({"brief": [BRIEF_EXISTS]})
+    keywords = [keyword for keyword in task.keywords if isinstance(keyword, str) and keyword.strip()]
+    questions = [keyword[:1].upper() + keyword[1:].rstrip("?") + "?" for keyword in keywords if keyword.split()[0].lower() in quality.QUESTION_WORDS]
+    return Brief.objects.create(
+        account=account,
+        task=task,
+        site_id=task.site_id,
+        title=task.title,
+        angle=task.description,
+        outline=[{"level": 2, "text": heading} for heading in task.outline if isinstance(heading, str) and heading.strip()],
+        keywords=keywords,
+        target_length=task.word_count,
+        questions=questions,
+        internal_links=_link_targets(task),
+    )
+
+
+@transaction.atomic
+def brief_update(*, account: Account, brief: Brief, **fields) -> Brief:
+    """Changes the fields given; an approved brief that changes is ready for approval again.
+    ``internal_links`` name contents of the brief's site (``content_id``; title and URL are read)."""
+    current = Brief.objects.for_account(account).select_for_update().get(pk=brief.pk)
+    if "internal_links" in fields:
+        ids = [link["content_id"] for link in fields["internal_links"]]
+        found = {content.pk: content for content in Content.objects.for_account(account).filter(site_id=current.site_id, pk__in=ids)}
+        missing = [content_id for content_id in ids if content_id not in found]
+        if missing:
+            raise ValidationError({"internal_links": [f"Content {content_id} is not an article of this site" for content_id in missing]})
+        fields["internal_links"] = [quality.link_of(found[content_id]) for content_id in dict.fromkeys(ids)]
+    changed = False
+    for name, value in fields.items():
+        if getattr(current, name) != value:
+            setattr(current, name, value)
+            changed = True
+    if changed and current.status == BriefStatus.APPROVED:
+        current.status, current.approved_by, current.approved_at = BriefStatus.READY, None, None
+    current.save()
+    return current
+
+
+@transaction.atomic
+def brief_approve(*, account: Account, brief: Brief, user: User | None) -> Brief:
+    """The editor approves the brief: drafts of its task are written from it."""
+    current = Brief.objects.for_account(account).select_for_update().get(pk=brief.pk)
+    if current.status != BriefStatus.APPROVED:
+        current.status, current.approved_by, current.approved_at = BriefStatus.APPROVED, user, timezone.now()
+        current.save()
+    return current
+
+
+@transaction.atomic
+def voice_update(*, site: Site, **fields) -> VoiceProfile:
+    """The team edits the site's voice (made with the defaults on first change)."""
+    voice, _created = VoiceProfile.objects.for_account(site.account_id).select_for_update().get_or_create(site=site, defaults={"account_id": site.account_id})
+    for name, value in fields.items():
+        setattr(voice, name, value)
+    voice.save()
+    return voice
+
+
+@transaction.atomic
+def voice_propose(*, site: Site) -> VoiceProfile:
+    """Proposes the site's voice from its published posts (``quality.voice_measured``): the
+    measured fields are replaced, tone and words to avoid are kept. 409 when nothing is published."""
+    measured = quality.voice_measured(site=site)
+    if not measured["measured_posts"]:
+        raise StateConflict({"site_id": ["The site has no published post to measure its voice from"]})
+    return voice_update(site=site, **measured)
+
+
+BRIEF_WAITING = "Brief ready: the site asks a person to approve it before the draft is written"
+
+
+def brief_for_automation(*, account: Account, task: Task) -> None:
+    """Automation's brief before the draft: on a site that requires one, the task gets its brief;
+    when the site stops at "brief ready" an unapproved brief is a 409 (the task waits, and the
+    run's log says why), else automation approves it (``approved_by`` empty) and writes from it."""
+    editorial = quality.site_editorial(site=task.site)
+    if not editorial.brief_required:
+        return
+    brief = Brief.objects.for_account(account).filter(task=task).first() or brief_propose(account=account, task=task)
+    if brief.status == BriefStatus.APPROVED:
+        return
+    if editorial.stop_at_brief:
+        raise StateConflict({"brief": [BRIEF_WAITING]})
+    brief_approve(account=account, brief=brief, user=None)
 
 
 def check_publishable(*, content: Content) -> None:

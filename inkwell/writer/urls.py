@@ -24,4 +24,11 @@ review_urlpatterns = [
     path("content/<int:content_pk>/review_links/<int:pk>/", links.as_view({"delete": "destroy"}), name="writer-review-link-detail"),
 ]
 
-urlpatterns = review_urlpatterns + router.urls
+# A site's editorial rules and voice (issue 35).
+site_urlpatterns = [
+    path("sites/<int:site_id>/editorial/", views.SiteEditorialViewSet.as_view({"get": "retrieve", "patch": "partial_update"}), name="writer-site-editorial"),
+    path("sites/<int:site_id>/voice/", views.SiteVoiceViewSet.as_view({"get": "retrieve", "patch": "partial_update"}), name="writer-site-voice"),
+    path("sites/<int:site_id>/voice/propose/", views.SiteVoiceViewSet.as_view({"post": "propose"}), name="writer-site-voice-propose"),
+]
+
+urlpatterns = review_urlpatterns + site_urlpatterns + router.urls

@@ -16,15 +16,16 @@ from inkwell.planner.models import ContentIdea
 from inkwell.planner.overlaps import competing_pairs
 from inkwell.planner.views import PlannerViewSet
 from inkwell.tenancy.access import restrict_to_accessible_sites
+from inkwell.tenancy.models import Site
 from inkwell.tenancy.viewsets import AccountScopedViewSet
 from inkwell.tenancy.models import CONTENT_REVIEWER_ROLES, CONTENT_WRITER_ROLES
 from inkwell.writer import review_serializers as review_s
 from inkwell.writer import serializers as s
-from inkwell.writer import overlaps, selectors, services
+from inkwell.writer import overlaps, quality, selectors, services
 from inkwell.writer.filters import ContentFilter, TaskFilter, TaxonomyFilter
 from inkwell.writer.image_serializers import GenerateImagesInputSerializer
 from inkwell.writer.image_views import generate_images_response
-from inkwell.writer.models import Content, Task, Taxonomy
+from inkwell.writer.models import Content, Task, Taxonomy, VoiceProfile
 
 
 class WriterViewSet(AccountScopedViewSet):
@@ -73,6 +74,34 @@ class TaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destr
         """Creates every task or none (errors name ``tasks.N.field``)."""
         tasks = services.tasks_bulk_create(account=request.account, items=validated(s.TaskBulkCreateInputSerializer, request)["tasks"])
         return created({"created": len(tasks), "task_ids": [task.pk for task in tasks]})
+
+    def _brief(self, task: Task):
+        return ok(s.BriefSerializer(selectors.brief_of(account=self.request.account, task=task)).data)
+
+    @extend_schema(methods=["GET"], request=None, responses={200: s.BriefSerializer})
+    @extend_schema(methods=["POST"], request=None, responses={201: s.BriefSerializer, 409: ErrorEnvelopeSerializer})
+    @extend_schema(methods=["PATCH"], request=s.BriefInputSerializer, responses={200: s.BriefSerializer})
+    @action(detail=True, methods=["get", "post", "patch"], filter_backends=[])
+    def brief(self, request, pk=None):
+        """The task's brief (issue 35). POST makes it from the task and its idea (409 when there
+        is one); PATCH edits it (an approved brief that changes needs approving again); GET reads
+        it (404 when the task has none)."""
+        task = self.get_object()
+        if request.method == "POST":
+            brief = services.brief_propose(account=request.account, task=task)
+            return created(s.BriefSerializer(brief).data)
+        if request.method == "PATCH":
+            brief = selectors.brief_of(account=request.account, task=task)
+            services.brief_update(account=request.account, brief=brief, **validated(s.BriefInputSerializer, request, partial=True))
+        return self._brief(task)
+
+    @extend_schema(request=None, responses={200: s.BriefSerializer})
+    @action(detail=True, methods=["post"], filter_backends=[])
+    def approve_brief(self, request, pk=None):
+        """Approves the task's brief: its drafts are written from it (404 when it has none)."""
+        task = self.get_object()
+        services.brief_approve(account=request.account, brief=selectors.brief_of(account=request.account, task=task), user=request.user)
+        return self._brief(task)
 
     @extend_schema(request=None, responses={202: JobStartedSerializer, 402: ErrorEnvelopeSerializer})
     @action(detail=True, methods=["post"], throttle_scope="ai")
@@ -134,6 +163,17 @@ class ContentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, WriterVie
         revisions = selectors.revisions_of(request.account, self.get_object())
         return self.get_paginated_response(s.ContentRevisionSerializer(self.paginate_queryset(revisions), many=True).data)
 
+    @extend_schema(request=None, responses={200: s.QualityReportSerializer})
+    @action(detail=True, methods=["get"], filter_backends=[])
+    def quality(self, request, pk=None):
+        """The content's quality report: findings (``unsupported_claim``, ``repetition``,
+        ``duplicate``, ``readability``, ``structure``, ``keyword``), each with its passage, offsets
+        into ``text`` and a suggested fix; scores; and whether it passes the site's thresholds
+        (``/writer/sites/{site_id}/editorial/``). Reading it changes nothing but the site's
+        originality index. Free."""
+        report = quality.content_quality(content=self.get_object())
+        return ok(s.QualityReportSerializer(report.as_dict()).data)
+
     @extend_schema(request=GenerateImagesInputSerializer, responses={202: JobStartedSerializer, 402: ErrorEnvelopeSerializer})
     @action(detail=True, methods=["post"], throttle_scope="ai")
     @idempotent
@@ -148,7 +188,9 @@ class ContentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, WriterVie
         """Approves content in review (review → approved), as owners, admins, editors and reviewers
         may, under the site's approval rules: four eyes (someone other than the last editor; 422
         ``four_eyes``) and the client's approval first (through a review link after the last edit;
-        422 ``client_approval_required``). Recorded with who and when (``approvals``)."""
+        422 ``client_approval_required``). Recorded with who and when (``approvals``). A draft
+        whose quality report does not pass is approved anyway, and that is recorded
+        (``quality_override_by``, ``quality_override_at`` and the approval's note)."""
         content = services.content_approve(account=request.account, content=self.get_object(), user=request.user)
         return ok(s.ContentSerializer(content).data)
 
@@ -166,6 +208,58 @@ class ContentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, WriterVie
         """Every decision on the content, newest first: the team's and those made through review links."""
         approvals = selectors.approvals_of(account=request.account, content=self.get_object())
         return self.get_paginated_response(review_s.ApprovalSerializer(self.paginate_queryset(approvals), many=True).data)
+
+
+@extend_schema(tags=["writer"])
+class SiteEditorialViewSet(WriterViewSet):
+    """A site's editorial rules (issue 35): whether drafts need an approved brief, and the quality
+    report's thresholds. Addressed by ``site_id``; another account's site is a 404. Every member
+    reads; owners, admins and editors change (viewers: 403)."""
+
+    queryset = Site.objects.all()
+    lookup_url_kwarg = "site_id"
+    pagination_class = None
+    serializer_class = s.SiteEditorialSerializer
+
+    @extend_schema(responses={200: s.SiteEditorialSerializer})
+    def retrieve(self, request, site_id=None):
+        return ok(s.SiteEditorialSerializer(quality.editorial_answer(site=self.get_object())).data)
+
+    @extend_schema(request=s.SiteEditorialInputSerializer, responses={200: s.SiteEditorialSerializer})
+    def partial_update(self, request, site_id=None):
+        site = self.get_object()
+        services.site_editorial_update(site=site, **validated(s.SiteEditorialInputSerializer, request, partial=True))
+        return ok(s.SiteEditorialSerializer(quality.editorial_answer(site=site)).data)
+
+
+@extend_schema(tags=["writer"])
+class SiteVoiceViewSet(SiteEditorialViewSet):
+    """A site's voice (issue 35): what every writing and optimizing prompt carries. ``propose``
+    measures it from the site's published posts; the team edits it."""
+
+    serializer_class = s.VoiceSerializer
+
+    def _answer(self, site: Site):
+        voice = VoiceProfile.objects.for_account(site.account_id).filter(site=site).first() or VoiceProfile(site=site)
+        return ok(s.VoiceSerializer({**{name: getattr(voice, name) for name in s.VoiceSerializer().fields if name != "site_id"}, "site_id": site.pk}).data)
+
+    @extend_schema(responses={200: s.VoiceSerializer})
+    def retrieve(self, request, site_id=None):
+        return self._answer(self.get_object())
+
+    @extend_schema(request=s.VoiceInputSerializer, responses={200: s.VoiceSerializer})
+    def partial_update(self, request, site_id=None):
+        site = self.get_object()
+        services.voice_update(site=site, **validated(s.VoiceInputSerializer, request, partial=True))
+        return self._answer(site)
+
+    @extend_schema(request=None, responses={200: s.VoiceSerializer, 409: ErrorEnvelopeSerializer})
+    def propose(self, request, site_id=None):
+        """Measures the voice from the site's published posts (person, sentence length, reading
+        grade, most used words, two example paragraphs); tone and words to avoid are kept."""
+        site = self.get_object()
+        services.voice_propose(site=site)
+        return self._answer(site)
 
 
 @extend_schema(tags=["writer"])

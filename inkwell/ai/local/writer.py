@@ -31,6 +31,13 @@ META_DESCRIPTION_MAX = 160
 _PREPOSITIONS = frozenset("for with in on near under without from of by at".split())
 _NUMBER = re.compile(r"\b(\d{1,2})\b")
 _NUMBERED = re.compile(r"^(?:step\s+\d+\s*:|\d+\.)\s*", re.IGNORECASE)
+_WORDS = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+# No sentence is said twice and no run of this many words either (inkwell.ai.quality reports
+# both); when the phrase bank has nothing new left, a long draft ends shorter than asked. A
+# paragraph stops short of the report's longest.
+PHRASE_WORDS = 8
+SENTENCE_TRIES = 8
+MAX_PARAGRAPH_WORDS = 140
 
 
 @dataclass
@@ -58,6 +65,7 @@ class _Section:
     secondary: str
     aspects: list[str]
     weight: float = 1.0
+    subheadings: list[str] = field(default_factory=list)  # the brief's H3s under this H2
 
 
 def write_article(brief: ArticleBrief) -> ArticleDraft:
@@ -119,11 +127,15 @@ def fit(text: str, limit: int) -> str:
 class _Drafter:
     def __init__(self, brief: ArticleBrief):
         self.brief = brief
-        self.tone = brief.tone if brief.tone in TONES else "professional"
+        voice_tone = brief.voice.tone if brief.voice is not None else ""
+        self.tone = voice_tone if voice_tone in TONES else brief.tone if brief.tone in TONES else "professional"
         self.structure = brief.structure if brief.structure in STRUCTURES else "guide"
         self.target = max(MIN_WORDS, min(MAX_WORDS, int(brief.word_count or 0)))
         self.rng = random.Random(
-            seed_of("article", brief.title, tuple(brief.keywords), self.target, self.tone, self.structure, brief.include_faq, tuple(brief.outline), brief.description)
+            seed_of(
+                "article", brief.title, tuple(brief.keywords), self.target, self.tone, self.structure, brief.include_faq, tuple(brief.outline), brief.description,
+                *([brief.angle, brief.reader, tuple(brief.questions)] if brief.angle or brief.reader or brief.questions else []),
+            )
         )
         self.keyword = focus_keyword_of(brief)
         self.topic = self._topic()
@@ -137,6 +149,7 @@ class _Drafter:
         self.keyword_uses = 0
         self.sentence_count = 0
         self.used: set[str] = set()  # sentences already in the article, without their openers
+        self.phrases_used: set[tuple[str, ...]] = set()  # the article's runs of PHRASE_WORDS words
         self.cores: dict[str, str] = {}
         self.aspect_pool = self._aspect_pool()
 
@@ -207,25 +220,38 @@ class _Drafter:
         return max(1, min(10, round(self.target / 220)))
 
     def _faq_count(self) -> int:
+        questions = len([question for question in self.brief.questions if question.strip()])
         if not self.brief.include_faq:
-            return 0
-        return 2 if self.target < 600 else 3 if self.target < 1200 else 4 if self.target < 2500 else 5
+            return questions
+        return max(questions, 2 if self.target < 600 else 3 if self.target < 1200 else 4 if self.target < 2500 else 5)
+
+    def _wants_faq(self) -> bool:
+        """An FAQ when the brief asks for one, or has questions the article must answer."""
+        return bool(self.brief.include_faq or any(question.strip() for question in self.brief.questions))
 
     def plan(self) -> tuple[list[_Section], str, str | None]:
         """Body sections, the conclusion heading, and the FAQ heading (None without FAQ)."""
         conclusion = phrases.REVIEW_CONCLUSION_HEADING if self.structure == "review" else phrases.CONCLUSION_HEADINGS[self.tone]
-        faq_heading = phrases.FAQ_HEADING if self.brief.include_faq else None
+        faq_heading = phrases.FAQ_HEADING if self._wants_faq() else None
         outline = [" ".join(item.split()) for item in self.brief.outline if item and item.strip()]
         if outline:
             sections = []
             for index, heading in enumerate(outline):
+                if heading.startswith("###"):
+                    # An H3 of the brief: a subsection of the H2 before it (or an H2 when none is).
+                    subheading = heading.lstrip("#").strip()
+                    if sections and subheading:
+                        sections[-1].subheadings.append(subheading)
+                        continue
+                    heading = subheading or heading
+                heading = heading.lstrip("#").strip() or heading
                 lowered = heading.lower()
                 if lowered in phrases.INTRO_HEADINGS:
                     continue
                 if any(hint in lowered for hint in phrases.CONCLUSION_HINTS):
                     conclusion = heading
                 elif any(hint in lowered for hint in phrases.FAQ_HINTS):
-                    faq_heading = heading if self.brief.include_faq else None
+                    faq_heading = heading if self._wants_faq() else None
                 else:
                     sections.append(self._section(self._kind_of(heading), heading, index))
             if sections:
@@ -297,6 +323,7 @@ class _Drafter:
                 faq_blocks.append(_Block("h3", item.question))
                 faq_blocks.append(_Block("p", paragraph=_Paragraph("question", "", "", 0, [item.answer], fixed=True)))
             blocks[conclusion_at:conclusion_at] = faq_blocks
+        blocks += self._reading_blocks()
         self._settle(blocks)
         outline = [block.text for block in blocks if block.tag == "h2"]
         return ArticleDraft(
@@ -312,7 +339,7 @@ class _Drafter:
 
     def _layout(self, sections: list[_Section], conclusion_heading: str) -> list[_Block]:
         """Headings, lists and empty paragraphs with word targets; sentences come later."""
-        faq_words = self._faq_count() * 45 + (3 if self.brief.include_faq else 0)
+        faq_words = self._faq_count() * 45 + (3 if self._wants_faq() else 0)
         intro_target = max(35, round(self.target * 0.1))
         conclusion_target = max(30, round(self.target * 0.08))
         intro = _Paragraph("intro", self.aspect_pool[0], self.secondaries[0] if self.secondaries else self.topic, intro_target)
@@ -323,7 +350,12 @@ class _Drafter:
         share = self.target / max(1, len(sections))
         for index, section in enumerate(sections):
             blocks.append(_Block("h2", section.heading))
-            if subsections and share >= 250 and section.kind != "question":
+            if section.subheadings:
+                blocks.append(self._paragraph_block(section, section.aspects[0], paragraphs, section.weight * 0.5))
+                for subheading in section.subheadings:
+                    blocks.append(_Block("h3", subheading))
+                    blocks.append(self._paragraph_block(section, subheading.lower().rstrip("?.!"), paragraphs, section.weight))
+            elif subsections and share >= 250 and section.kind != "question":
                 blocks.append(self._paragraph_block(section, section.aspects[0], paragraphs, section.weight * 0.5))
                 for aspect in section.aspects[: 2 if share < 500 else 3]:
                     blocks.append(_Block("h3", title_case(aspect)))
@@ -333,10 +365,14 @@ class _Drafter:
                 if share >= 180:
                     blocks.append(self._paragraph_block(section, section.aspects[1], paragraphs, section.weight * 0.8))
             if section.kind in phrases.LIST_ITEMS and index % list_every == 0:
-                blocks.append(_Block("ul", items=self._list_items(section)))
+                items = self._list_items(section)
+                if items:
+                    blocks.append(_Block("ul", items=items))
         if not any(block.tag == "ul" for block in blocks) and self.target >= 200:
             first = sections[0]
-            blocks.insert(3, _Block("ul", items=self._list_items(_Section(first.heading, "tips", first.secondary, first.aspects))))
+            items = self._list_items(_Section(first.heading, "tips", first.secondary, first.aspects))
+            if items:
+                blocks.insert(3, _Block("ul", items=items))
         blocks.append(_Block("h2", conclusion_heading))
         blocks.append(_Block("p", paragraph=_Paragraph("conclusion", self.aspect_pool[0], self.topic, conclusion_target)))
         for block in blocks:
@@ -356,12 +392,23 @@ class _Drafter:
         return _Block("p", paragraph=paragraph)
 
     def _list_items(self, section: _Section) -> list[str]:
+        """Up to four bullets for the section, none that the article has listed already; no list
+        (an empty one) when fewer than two new ones are left."""
         frames = list(phrases.LIST_ITEMS.get(section.kind, phrases.LIST_ITEMS["tips"]))
         self.rng.shuffle(frames)
         items = []
-        for offset, frame in enumerate(frames[: 3 if self.target < 800 else 4]):
+        for offset, frame in enumerate(frames):
             item = self._fill_slots(frame, aspect=section.aspects[offset % len(section.aspects)], secondary=section.secondary)
-            items.append(item[:1].upper() + item[1:])
+            item = item[:1].upper() + item[1:]
+            if item in self.used or item in items:
+                continue
+            items.append(item)
+            if len(items) == (3 if self.target < 800 else 4):
+                break
+        if len(items) < 2:
+            return []
+        for item in items:
+            self.used.add(item)
         return items
 
     def _fill(self, blocks: list[_Block]) -> None:
@@ -372,8 +419,10 @@ class _Drafter:
             words = 0
             while words < paragraph.target:
                 sentence = self._sentence(paragraph, opening=paragraph.kind == "intro" and not paragraph.sentences)
+                if sentence is None:
+                    break  # nothing new left to say here: the paragraph ends rather than repeat itself
                 size = count_words(sentence)
-                if words and words + size - paragraph.target > paragraph.target - words:
+                if words and (words + size - paragraph.target > paragraph.target - words or words + size > MAX_PARAGRAPH_WORDS):
                     break
                 paragraph.sentences.append(sentence)
                 self._accept(sentence)
@@ -384,17 +433,27 @@ class _Drafter:
         paragraphs = [block.paragraph for block in blocks if block.paragraph is not None and not block.paragraph.fixed]
         total = self._count(blocks)
         turn = 0
+        stuck = 0
         for _ in range(400):
             gap = self.target - total
             if abs(gap) <= 3:
                 return
             if gap > 0:
-                paragraph = paragraphs[turn % len(paragraphs)]
-                turn += 1
-                candidates = [self._sentence(paragraph) for _ in range(4)]
-                best = min(candidates, key=lambda sentence: (self.cores[sentence] in self.used, abs(gap - count_words(sentence))))
-                if abs(gap - count_words(best)) >= gap:
+                open_paragraphs = [paragraph for paragraph in paragraphs if self._paragraph_words(paragraph) < MAX_PARAGRAPH_WORDS]
+                if not open_paragraphs:
                     return
+                paragraph = open_paragraphs[turn % len(open_paragraphs)]
+                turn += 1
+                candidates = [sentence for sentence in (self._sentence(paragraph) for _ in range(4)) if sentence is not None]
+                if not candidates:
+                    stuck += 1
+                    if stuck > len(open_paragraphs):
+                        return  # the phrase bank has nothing new for any paragraph: shorter, never repeated
+                    continue
+                stuck = 0
+                best = min(candidates, key=lambda sentence: abs(gap - count_words(sentence)))
+                if abs(gap - count_words(best)) >= gap or self._paragraph_words(paragraph) + count_words(best) > MAX_PARAGRAPH_WORDS:
+                    continue
                 paragraph.sentences.append(best)
                 self._accept(best)
                 total += count_words(best)
@@ -411,14 +470,54 @@ class _Drafter:
 
     # -- sentences --------------------------------------------------------------------------
 
-    def _sentence(self, paragraph: _Paragraph, *, opening: bool = False) -> str:
-        """A new sentence for the paragraph; one the article already holds only when a few tries found nothing else."""
-        for _ in range(4):
+    def _sentence(self, paragraph: _Paragraph, *, opening: bool = False) -> str | None:
+        """A sentence that says nothing the article has said: neither the sentence (without its
+        opener) nor any run of ``PHRASE_WORDS`` words in it is in the article yet. None when the
+        tries find none: the caller writes less rather than repeat itself."""
+        off_voice = None
+        for _ in range(SENTENCE_TRIES):
             core, sentence = self._compose(paragraph, opening=opening)
-            if core not in self.used:
-                break
-        self.cores[sentence] = core
-        return sentence
+            if core in self.used or sentence in self.cores or self._repeats_phrase(sentence) or self._avoided(sentence):
+                continue
+            if not self._in_voice(sentence):
+                off_voice = off_voice or (core, sentence)
+                continue
+            self.cores[sentence] = core
+            return sentence
+        if off_voice is not None:
+            # The voice's person and sentence length are followed where the phrase bank allows.
+            self.cores[off_voice[1]] = off_voice[0]
+            return off_voice[1]
+        return None
+
+    def _avoided(self, sentence: str) -> bool:
+        """Whether the sentence holds a word the site's voice never uses (never written)."""
+        voice = self.brief.voice
+        if voice is None or not voice.words_to_avoid:
+            return False
+        lowered = f" {' '.join(_WORDS.findall(sentence.lower()))} "
+        return any(f" {' '.join(_WORDS.findall(word.lower()))} " in lowered for word in voice.words_to_avoid if word.strip())
+
+    def _in_voice(self, sentence: str) -> bool:
+        voice = self.brief.voice
+        if voice is None:
+            return True
+        words = [word.lower() for word in _WORDS.findall(sentence)]
+        if voice.sentence_words and len(words) > max(8, round(voice.sentence_words * 1.4)):
+            return False
+        if voice.person == "third" and ({"you", "your", "you're", "yours", "yourself"} & set(words)):
+            return False
+        return True
+
+    def _phrases(self, text: str) -> set[tuple[str, ...]]:
+        words = [word.lower() for word in _WORDS.findall(text)]
+        return {tuple(words[index : index + PHRASE_WORDS]) for index in range(len(words) - PHRASE_WORDS + 1)}
+
+    def _repeats_phrase(self, sentence: str) -> bool:
+        return bool(self._phrases(sentence) & self.phrases_used)
+
+    def _paragraph_words(self, paragraph: _Paragraph) -> int:
+        return sum(count_words(sentence) for sentence in paragraph.sentences)
 
     def _compose(self, paragraph: _Paragraph, *, opening: bool) -> tuple[str, str]:
         """The sentence without and with the tone's opener."""
@@ -466,6 +565,7 @@ class _Drafter:
 
     def _accept(self, text: str) -> None:
         self.used.add(self.cores.get(text, text))
+        self.phrases_used |= self._phrases(text)
         self.words_written += count_words(text)
         self.keyword_uses += count_occurrences(text, self.keyword)
 
@@ -523,7 +623,8 @@ class _Drafter:
     # -- FAQ --------------------------------------------------------------------------------
 
     def _faq(self) -> list[FaqItem]:
-        questions = []
+        # The brief's questions first: the article must answer them.
+        questions = [" ".join(question.split()) for question in self.brief.questions if question.strip()]
         for keyword in self.brief.keywords:
             words = keyword.split()
             if words and words[0].lower() in phrases.QUESTION_WORDS:
@@ -544,9 +645,12 @@ class _Drafter:
             answer = []
             for _ in range(2 + index % 2):
                 sentence = self._sentence(paragraph)
+                if sentence is None:
+                    break
                 self._accept(sentence)
                 answer.append(sentence)
-            items.append(FaqItem(question=question, answer=" ".join(answer)))
+            if answer:
+                items.append(FaqItem(question=question, answer=" ".join(answer)))
         return items
 
     # -- output -----------------------------------------------------------------------------
@@ -557,18 +661,37 @@ class _Drafter:
             if block.paragraph is not None:
                 total += sum(count_words(sentence) for sentence in block.paragraph.sentences)
             elif block.tag == "ul":
-                total += sum(count_words(item) for item in block.items)
+                total += sum(count_words(item.split("\x00")[1] if item.startswith("\x00") else item) for item in block.items)
             else:
                 total += count_words(block.text)
         return total
+
+    def _reading_blocks(self) -> list[_Block]:
+        """The brief's internal links and the URLs of its sources, as linked lists after the
+        conclusion: the drafter cannot read a source, so it names them and claims nothing from them."""
+        blocks = []
+        links = [(link.title, link.url) for link in self.brief.internal_links if link.url]
+        if links:
+            blocks += [_Block("h2", "Related Articles"), _Block("ul", items=[f"\x00{title}\x00{url}" for title, url in links])]
+        urls = [source.strip() for source in self.brief.sources if re.match(r"https?://\S+$", source.strip())]
+        if urls:
+            blocks += [_Block("h2", "Sources"), _Block("ul", items=[f"\x00{url}\x00{url}" for url in urls])]
+        return blocks
 
     def _html(self, block: _Block) -> str:
         if block.paragraph is not None:
             return f"<p>{html.escape(' '.join(block.paragraph.sentences), quote=False)}</p>"
         if block.tag == "ul":
-            items = "".join(f"<li>{html.escape(item, quote=False)}</li>" for item in block.items)
+            items = "".join(f"<li>{self._item_html(item)}</li>" for item in block.items)
             return f"<ul>{items}</ul>"
         return f"<{block.tag}>{html.escape(block.text, quote=False)}</{block.tag}>"
+
+    @staticmethod
+    def _item_html(item: str) -> str:
+        if item.startswith("\x00"):
+            _empty, text, url = item.split("\x00", 2)
+            return f'<a href="{html.escape(url, quote=True)}">{html.escape(text, quote=False)}</a>'
+        return html.escape(item, quote=False)
 
     def _meta_title(self) -> str:
         title = " ".join(self.brief.title.split())

@@ -445,6 +445,16 @@ class OpenAITextProvider(_OpenAIProvider):
             "description": brief.description,
             "outline": brief.outline,
         }
+        # The approved brief and the site's voice (issue 35), when there are any.
+        extras = {
+            "angle": brief.angle,
+            "reader": brief.reader,
+            "questions": brief.questions,
+            "internal_links": [{"title": link.title, "url": link.url} for link in brief.internal_links],
+            "sources": brief.sources,
+            "voice": brief.voice.as_text() if brief.voice else "",
+        }
+        inputs.update({name: value for name, value in extras.items() if value})
         data, usage = self._complete("write_article", prompt, inputs)
         article = _article(data)
         if not brief.include_faq:

@@ -7,10 +7,10 @@ from inkwell.ai.prompts import PROMPT_TYPE_NAMES, PROMPTS, placeholders_in, rend
 EXPECTED = {
     "clustering": ("keywords", "sector"),
     "idea_generation": ("cluster_name", "keywords", "count"),
-    "content_generation": ("title", "keywords", "word_count", "tone", "structure", "outline", "include_faq", "description"),
+    "content_generation": ("title", "keywords", "word_count", "tone", "structure", "outline", "include_faq", "description", "brief", "voice"),
     "image_prompt_extraction": ("title", "headings", "count", "style"),
     "image_generation": ("prompt", "style"),
-    "optimization": ("title", "focus_keyword", "content"),
+    "optimization": ("title", "focus_keyword", "content", "voice"),
 }
 
 
@@ -85,3 +85,38 @@ def test_render_formats_values_for_prompts():
 def test_rendering_an_unknown_type_is_a_programming_error():
     with pytest.raises(KeyError):
         render("summarizing", "Hello")
+
+
+def test_an_accounts_template_without_the_brief_and_voice_still_carries_them():
+    """Issue 35: every writing prompt carries the approved brief and the site's voice, also one an
+    account wrote before they existed."""
+    from inkwell.ai.client import AIClient
+    from inkwell.ai.types import ArticleBrief, InternalLink, Voice
+
+    client = AIClient(text=None, image=None, templates={"content_generation": "Write about {title}."})
+    brief = ArticleBrief(
+        title="Tomatoes",
+        keywords=["tomatoes"],
+        reader="Balcony growers",
+        internal_links=[InternalLink("Compost", "https://site.test/compost/")],
+        sources=["https://extension.example.org/tomatoes"],
+        voice=Voice(person="third", words_to_avoid=("journey",)),
+    )
+    prompt = client.prompt(
+        "content_generation", title=brief.title, keywords="tomatoes", word_count=900, tone="friendly", structure="guide", outline="",
+        include_faq=True, description="", brief=brief.brief_text(), voice=brief.voice.as_text(), carried=(("brief", "Brief"), ("voice", "The site's voice")),
+    )
+    assert prompt.startswith("Write about Tomatoes.")
+    assert "Reader: Balcony growers" in prompt and "- Compost: https://site.test/compost/" in prompt
+    assert "- https://extension.example.org/tomatoes" in prompt and "Words never to use: journey" in prompt
+
+
+def test_the_optimization_prompt_carries_the_sites_voice():
+    from inkwell.ai.client import AIClient
+    from inkwell.ai.optimization import optimization_prompt
+    from inkwell.ai.types import ArticleDraft, Voice
+
+    article = ArticleDraft(title="Tomatoes", meta_title="", meta_description="", focus_keyword="tomatoes", outline=[], html="<p>x</p>", word_count=1)
+    for templates in ({}, {"optimization": "Improve {title}."}):
+        prompt = optimization_prompt(AIClient(text=None, image=None, templates=templates), article, ["Add a heading"], voice=Voice(person="first", words_to_avoid=("journey",)))
+        assert "Words never to use: journey" in prompt and "Person: first person plural" in prompt

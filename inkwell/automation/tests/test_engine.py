@@ -422,7 +422,30 @@ def test_auto_approval_approves_nothing_where_the_sites_rules_ask_for_a_person(s
     assert not AutomationLog.objects.for_account(tenant.account).filter(run=run, stage=7, event="item_approved").exists()
 
 
-def test_auto_approval_where_no_person_is_required_is_recorded_as_the_automations(small_site, eager_jobs):
+def test_auto_approval_approves_only_drafts_whose_quality_report_passes(small_site, eager_jobs):
+    """Issue 35: with auto-approval on, a draft whose report does not pass the site's thresholds
+    waits in review with the findings, and the run's log says why."""
+    from inkwell.writer.services import site_editorial_update
+
+    tenant = small_site
+    automation_settings(tenant.site, publishing={"auto_approval_enabled": True})
+    # No text this offline drafter writes is that easy to read: every draft fails readability.
+    site_editorial_update(site=tenant.site, thresholds={"min_reading_ease": 100})
+
+    run = start(tenant, eager_jobs)
+
+    contents = Content.objects.for_account(tenant.account)
+    assert contents.count() > 0
+    assert set(contents.values_list("status", "quality_passed")) == {("review", False)}
+    assert all("readability" in content.quality_summary["failing"] and content.quality_summary["findings"] for content in contents)
+    logs = AutomationLog.objects.for_account(tenant.account).filter(run=run, stage=7)
+    assert logs.filter(event="item_approved").count() == 0
+    logs = logs.filter(event="item_processed")
+    assert logs.count() == contents.count()
+    assert all("held in review: the quality report does not pass (" in line.message and "readability" in line.message for line in logs), [line.message for line in logs]
+
+
+def test_auto_approval_where_no_person_is_required_is_recorded_as_the_automations_with_its_passing_report(small_site, eager_jobs):
     from inkwell.writer.models import ContentApproval
 
     tenant = small_site
@@ -430,10 +453,11 @@ def test_auto_approval_where_no_person_is_required_is_recorded_as_the_automation
 
     start(tenant, eager_jobs)
 
-    approved = Content.objects.for_account(tenant.account).filter(status="approved").count()
+    contents = Content.objects.for_account(tenant.account)
+    assert set(contents.values_list("status", "quality_passed", "quality_override_at")) == {("approved", True, None)}
     approvals = ContentApproval.objects.for_account(tenant.account)
-    assert approved > 0 and approvals.count() == approved
-    assert set(approvals.values_list("step", "decision", "reviewer_name")) == {("team", "approved", "Automation")}
+    assert approvals.count() == contents.count()
+    assert set(approvals.values_list("step", "decision", "reviewer_name", "note")) == {("team", "approved", "Automation", "")}
 
 
 def _one_article_run(tenant) -> None:
@@ -480,3 +504,38 @@ def test_a_site_that_opts_in_has_its_drafts_made_by_hand_taken_too(big_tenant, e
 def test_drafts_made_by_hand_are_left_out_unless_the_site_opts_in_by_default(big_tenant, as_user):
     data = as_user(big_tenant.owner).get("/api/v1/automation/config/", {"site_id": big_tenant.site.pk}).json()["data"]
     assert data["include_manual_drafts"] is False
+
+
+def test_a_site_that_stops_at_briefs_gets_briefs_ready_and_no_drafts(small_site, eager_jobs):
+    """Issue 35: automation makes each task's brief and waits there when the site asks for it."""
+    from inkwell.writer.models import Brief
+    from inkwell.writer.services import site_editorial_update
+
+    tenant = small_site
+    site_editorial_update(site=tenant.site, brief_required=True, stop_at_brief=True)
+
+    run = start(tenant, eager_jobs)
+
+    tasks = Task.objects.for_account(tenant.account)
+    assert tasks.count() > 0 and set(tasks.values_list("status", flat=True)) == {"queued"}
+    assert not Content.objects.for_account(tenant.account).exists()
+    assert set(Brief.objects.for_account(tenant.account).values_list("status", flat=True)) == {"ready"}
+    assert Brief.objects.for_account(tenant.account).count() == tasks.count()
+    waiting = AutomationLog.objects.for_account(tenant.account).filter(run=run, stage=4, event="item_failed")
+    assert waiting.count() == tasks.count() and all("Brief ready" in line.message for line in waiting)
+
+
+def test_a_site_that_requires_briefs_without_stopping_writes_from_briefs_automation_approved(small_site, eager_jobs):
+    from inkwell.writer.models import Brief
+    from inkwell.writer.services import site_editorial_update
+
+    tenant = small_site
+    site_editorial_update(site=tenant.site, brief_required=True)
+
+    start(tenant, eager_jobs)
+
+    contents = Content.objects.for_account(tenant.account)
+    assert contents.count() > 0
+    briefs = Brief.objects.for_account(tenant.account)
+    assert set(briefs.values_list("status", "approved_by")) == {("approved", None)}
+    assert set(contents.values_list("task_id", flat=True)) <= set(briefs.values_list("task_id", flat=True))

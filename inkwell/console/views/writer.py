@@ -17,6 +17,7 @@ from inkwell.optimizer import selectors as optimizer
 from inkwell.optimizer import services as optimizer_services
 from inkwell.performance import selectors as performance_selectors
 from inkwell.tenancy.permissions import ALL_ROLES
+from inkwell.writer import quality as writer_quality
 from inkwell.writer import selectors, services
 from inkwell.writer import image_serializers as image_s
 from inkwell.writer import serializers as s
@@ -125,6 +126,42 @@ def performance_panel(request, content: Content) -> dict:
         "open_refresh": refresh,
         "is_live": content.site_status == SiteStatus.PUBLISHED and bool(content.external_id),
     }
+def quality_view(content: Content) -> dict:
+    """The quality report for the editor (issue 35): the article's text as paragraphs of segments,
+    each finding's passage marked (``<mark id="finding-N">``, N its place in ``findings``), and the
+    findings with their suggested fixes. Offsets index the report's ``text``; where two passages
+    overlap, the first is marked and the second is listed only. Rendered on the server: no script."""
+    report = writer_quality.content_quality(content=content)
+    findings = [{"number": index, **vars(finding)} for index, finding in enumerate(report.findings, start=1)]
+    marked, last = [], 0
+    for finding in sorted((item for item in findings if item["field"] == "body" and item["end"] > item["start"]), key=lambda item: (item["start"], item["end"])):
+        if finding["start"] >= last:
+            marked.append(finding)
+            last = finding["end"]
+    for finding in findings:
+        finding["marked"] = finding in marked
+    paragraphs, segments, position = [], [], 0
+    text = report.text
+
+    def plain(upto: int):
+        nonlocal position, segments
+        chunk = text[position:upto]
+        parts = chunk.split("\n\n")
+        for index, part in enumerate(parts):
+            if index:
+                paragraphs.append(segments)
+                segments = []
+            if part:
+                segments.append({"text": part})
+        position = upto
+
+    for finding in marked:
+        plain(finding["start"])
+        segments.append({"text": text[finding["start"] : finding["end"]].replace("\n\n", " "), "finding": finding})
+        position = finding["end"]
+    plain(len(text))
+    paragraphs.append(segments)
+    return {"passed": report.passed, "findings": findings, "paragraphs": [paragraph for paragraph in paragraphs if paragraph], "failing": report.scores.get("failing", [])}
 
 
 class ContentEditorView(ConsoleView):
@@ -157,6 +194,7 @@ class ContentEditorView(ConsoleView):
             "editor_media": body_form.media.with_nonce(request.csp_nonce) if may_write else None,
             "images": content_images,
             "analysis": optimizer.analyze_content(request.account, content),
+            "quality": quality_view(content),
             "transitions": transitions if may_write else [],
             "revision_count": selectors.revisions_of(request.account, content).count(),
             **performance_panel(request, content),
