@@ -52,6 +52,7 @@ urlpatterns = [
     path("content/<int:pk>/decision/", review.ContentDecisionView.as_view(), name="content-decision"),
     path("content/<int:pk>/review-links/", review.ReviewLinkCreateView.as_view(), name="review-link-create"),
     path("comments/<int:pk>/resolve/", review.CommentResolveView.as_view(), name="comment-resolve"),
+    path("comments/<int:pk>/edit/", review.CommentEditView.as_view(), name="comment-edit"),
     path("comments/<int:pk>/delete/", review.CommentDeleteView.as_view(), name="comment-delete"),
     path("review-links/<int:pk>/revoke/", review.ReviewLinkRevokeView.as_view(), name="review-link-revoke"),
     path("content/<int:pk>/schedule/", calendar.ScheduleView.as_view(), name="content-schedule"),

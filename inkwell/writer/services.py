@@ -697,7 +697,11 @@ def _mentioned_users(account: Account, content: Content, body: str, author: User
 
 
 def _mention(account: Account, content: Content, comment: ContentComment, author: User | None, origin: str) -> None:
+    """Tells the teammates ``comment`` mentions, each once: an edit tells only those it adds."""
+    already = set(CommentMention.objects.for_account(account).filter(comment=comment).values_list("user_id", flat=True))
     for user in _mentioned_users(account, content, comment.body, author):
+        if user.pk in already:
+            continue
         delivery = events.mentioned_in_comment(
             account=account,
             site=content.site,
@@ -768,16 +772,21 @@ def comment_create(
 
 
 @transaction.atomic
-def comment_update(*, account: Account, comment: ContentComment, user: User, body: str | None = None, resolved: bool | None = None) -> ContentComment:
+def comment_update(
+    *, account: Account, comment: ContentComment, user: User, body: str | None = None, resolved: bool | None = None, origin: str = ""
+) -> ContentComment:
     """A team member edits a comment's text (only its author may: 403 otherwise) or resolves or
-    reopens its thread (anyone who may comment). Resolving records who and when."""
+    reopens its thread (anyone who may comment). Resolving records who and when. A changed text
+    records when (``edited_at``) and tells the teammates it newly mentions, as a new comment would."""
+    edited = False
     if body is not None:
         if comment.author_id != user.pk:
             raise PermissionDenied("Only the author of a comment may change its text")
         body = body.strip()
         if not body:
             raise ValidationError({"body": [REQUIRED]})
-        comment.body = body
+        if body != comment.body:
+            comment.body, comment.edited_at, edited = body, timezone.now(), True
     if resolved is not None:
         if comment.parent_id is not None:
             raise ValidationError({"resolved": ["Resolve the thread: the first comment, not a reply"]})
@@ -786,6 +795,8 @@ def comment_update(*, account: Account, comment: ContentComment, user: User, bod
         elif not resolved:
             comment.resolved_at, comment.resolved_by, comment.resolved_by_name = None, None, ""
     comment.save()
+    if edited:
+        _mention(account, comment.content, comment, user, origin)
     return comment
 
 
