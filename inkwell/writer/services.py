@@ -22,7 +22,7 @@ from inkwell.planner.models import ContentIdea, IdeaStatus
 from inkwell.planner.services import INSERT_BATCH_SIZE, TaskSkipReason
 from inkwell.sitesettings.selectors import effective_settings
 from inkwell.system.selectors import content_settings
-from inkwell.tenancy.models import MANAGER_ROLES, Account, Sector, Site, SiteUserAccess, User, canonical_email
+from inkwell.tenancy.models import MANAGER_ROLES, Account, Sector, Site, User, canonical_email
 from inkwell.tenancy.serializers import REQUIRED, SECTOR_NOT_IN_SITE
 from inkwell.webhooks import services as webhooks
 from inkwell.webhooks.models import EventType
@@ -636,8 +636,9 @@ REVIEWER_NAME_MAX_LENGTH = 100
 REVIEW_LINK_DAYS = 14
 REVIEW_LINK_MAX_DAYS = 90
 REVIEW_LINK_SALT = selectors.REVIEW_LINK_SALT
-# "@" then an e-mail address of a teammate: @jane@example.com.
-MENTION = re.compile(r"(?<![\w.+-])@([\w.+-]+@[\w-]+(?:\.[\w-]+)+)")
+# "@" then a teammate's e-mail address (@jane@example.com) or handle (@jane, see mention_handles).
+MENTION = re.compile(r"(?<![\w.+-])@([\w+-][\w.+-]*(?:@[\w-]+(?:\.[\w-]+)+)?)")
+MENTION_AMBIGUOUS = "@{handle} names more than one teammate: mention them by e-mail address"
 QUOTE_NOT_FOUND = "This passage is not in the article; select it again"
 FOUR_EYES = "This site's four-eyes rule: someone other than the article's last editor approves it"
 FOUR_EYES_NEEDS_PERSON = "This site's four-eyes rule: a person approves the article"
@@ -683,17 +684,25 @@ def reanchor_comments(*, content: Content) -> None:
 
 
 def _mentioned_users(account: Account, content: Content, body: str, author: User | None) -> list[User]:
-    """Teammates named ``@email`` in ``body`` who may see the content's site (the author aside)."""
-    emails = {canonical_email(match) for match in MENTION.findall(body)}
-    if not emails:
+    """Teammates ``body`` names (``@email`` or ``@handle``) who may see the content's site (the
+    author aside). Only this account's members are looked at, so a name never reaches, nor
+    reveals, anyone else; a handle that names two of them is a 400 (say which by e-mail), one
+    that names nobody is plain text."""
+    tokens = [match.rstrip(".").lower() for match in MENTION.findall(body)]
+    if not tokens:
         return []
-    users = list(User.objects.for_account(account).filter(email__in=emails, is_active=True).select_related("role").order_by("id"))
-    granted = set(SiteUserAccess.objects.for_account(account).filter(site_id=content.site_id, user__in=users).values_list("user_id", flat=True))
-    return [
-        user
-        for user in users
-        if (author is None or user.pk != author.pk) and user.role_id is not None and (user.role_name in MANAGER_ROLES or user.pk in granted)
-    ]
+    candidates = selectors.mentionable_users(account=account, site_id=content.site_id)
+    by_email = {canonical_email(user.email): user for user in candidates}
+    chosen: dict[int, User] = {}
+    for token in tokens:
+        if "@" in token:
+            matches = [by_email[email]] if (email := canonical_email(token)) in by_email else []
+        else:
+            matches = [user for user in candidates if token in selectors.mention_handles(user)]
+            if len(matches) > 1:
+                raise ValidationError({"body": [MENTION_AMBIGUOUS.format(handle=token)]})
+        chosen.update((user.pk, user) for user in matches)
+    return [user for user in chosen.values() if author is None or user.pk != author.pk]
 
 
 def _mention(account: Account, content: Content, comment: ContentComment, author: User | None, origin: str) -> None:

@@ -1,6 +1,9 @@
 """The console's review screen (#36): comments with the API's rules, resolve and reopen, delete,
 decisions under the site's rules, review links made and revoked."""
 
+import json
+import re
+
 import pytest
 
 from inkwell.sitesettings.services import unified_settings_update
@@ -127,3 +130,18 @@ def test_an_edit_that_adds_a_mention_tells_the_new_teammate_only(tenant, granted
 
     mentioned = list(CommentMention.objects.for_account(tenant.account).order_by("id").values_list("user_id", flat=True))
     assert mentioned == [tenant.admin.pk, tenant.editor.pk]
+
+
+def test_the_screen_offers_the_teammates_who_may_be_mentioned_and_nobody_else(tenant, console_client, article, other_tenant):
+    page = console_client(tenant.owner).get(f"/app/content/{article.pk}/review/").content.decode()
+
+    suggestions = json.loads(re.search(r'<script id="mention-suggestions" type="application/json">(.*?)</script>', page).group(1))
+    assert [person["email"] for person in suggestions] == [tenant.admin.email]  # the editor and viewer are not granted the site
+    assert suggestions[0]["insert"] == "admin-a"
+    assert other_tenant.owner.email not in page and tenant.owner.email not in [person["email"] for person in suggestions]
+
+
+def test_a_mention_by_handle_made_in_the_console(tenant, console_client, article):
+    console_client(tenant.owner).post(f"/app/content/{article.pk}/comments/", {"body": "@admin-a, the evening?"})
+
+    assert CommentMention.objects.for_account(tenant.account).get().user_id == tenant.admin.pk

@@ -97,6 +97,7 @@ class ContentReviewView(ConsoleView):
             "links": list(selectors.review_links_of(account=request.account, content=content)[:20]) if role in self.write_roles else [],
             "rules": effective_settings(site=content.site).review,
             "may_comment": role in CONTENT_REVIEWER_ROLES,
+            "mention_suggestions": selectors.mention_suggestions(account=request.account, site_id=content.site_id, reader=request.user) if role in CONTENT_REVIEWER_ROLES else [],
             "may_share": role in self.write_roles,
             "may_decide": role in CONTENT_REVIEWER_ROLES and content.status == ContentStatus.REVIEW,
             "may_manage": role in MANAGER_ROLES,
