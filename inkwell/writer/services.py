@@ -626,6 +626,8 @@ def refresh_create(
         meta_description=texts["meta_description"][:160],
         reason=plain_text(reason)[:500],
         created_by=user,
+        last_edited_by=user,
+        last_edited_at=timezone.now(),
     )
 
 
@@ -905,11 +907,27 @@ def refresh_update(*, account: Account, refresh: ContentRefresh, user: User | No
     entering_review = status == ContentStatus.REVIEW and current.status != ContentStatus.REVIEW
     for name, value in fields.items():
         setattr(current, name, value)
+    if changed:
+        current.last_edited_by, current.last_edited_at = user, timezone.now()
+    if status == ContentStatus.APPROVED and current.status != ContentStatus.APPROVED:
+        check_refresh_approval_rules(refresh=current, approver=user)
     current.status = status
     current.save()
     if entering_review:
         events.content_ready_for_review(account=account, site=current.site, content_id=current.content_id, content_title=f"Refresh: {current.title}")
     return current
+
+
+def check_refresh_approval_rules(*, refresh: ContentRefresh, approver: User | None) -> None:
+    """The site's four-eyes rule for a refresh, as for an article: a person other than its last
+    editor approves it (422 naming the rule). The client's step is an article's: a review link
+    shows the article, not a refresh of it."""
+    if not effective_settings(site=refresh.site).review.four_eyes:
+        return
+    if approver is None:
+        raise BusinessRuleViolation({"status": [FOUR_EYES_NEEDS_PERSON]}, error=FOUR_EYES_NEEDS_PERSON, code="four_eyes")
+    if refresh.last_edited_by_id == approver.pk:
+        raise BusinessRuleViolation({"status": [FOUR_EYES]}, error=FOUR_EYES, code="four_eyes")
 
 
 def check_refresh_sendable(*, refresh: ContentRefresh) -> None:
