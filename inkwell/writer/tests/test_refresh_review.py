@@ -54,6 +54,14 @@ def test_under_four_eyes_the_automation_never_approves_a_refresh(tenant):
     assert refused.value.code == "four_eyes"
 
 
+def test_the_api_answers_who_last_edited_a_refresh(tenant, as_user):
+    refresh = _in_review(tenant, tenant.admin)
+
+    answer = as_user(tenant.owner).get(f"/api/v1/writer/refreshes/{refresh.pk}/").json()["data"]
+
+    assert answer["last_edited_by_id"] == tenant.admin.pk and answer["last_edited_at"] is not None
+
+
 def test_without_rules_the_editor_of_a_refresh_approves_it_as_before(tenant):
     refresh = _in_review(tenant, tenant.owner)
 
