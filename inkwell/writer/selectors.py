@@ -3,6 +3,7 @@
 import difflib
 import hashlib
 import re
+from collections import Counter
 
 from django.contrib.auth.hashers import check_password
 from django.core import signing
@@ -196,10 +197,11 @@ def mention_suggestions(*, account: Account, site_id: int, reader: User) -> list
     the name shown, the e-mail, and what to insert (the e-mail's first part when it names only
     this teammate, else the e-mail address)."""
     everyone = mentionable_users(account=account, site_id=site_id)
+    named = Counter(handle for user in everyone for handle in mention_handles(user))
     suggestions = []
     for user in (user for user in everyone if user.pk != reader.pk):
         handle = user.email.split("@", 1)[0].lower()
-        unique = sum(1 for other in everyone if handle in mention_handles(other)) == 1
+        unique = named[handle] == 1
         name = f"{user.first_name} {user.last_name}".strip()
         suggestions.append({"name": name or user.email, "email": user.email, "insert": handle if unique else user.email})
     return suggestions

@@ -695,12 +695,16 @@ def _mentioned_users(account: Account, content: Content, body: str, author: User
         return []
     candidates = selectors.mentionable_users(account=account, site_id=content.site_id)
     by_email = {canonical_email(user.email): user for user in candidates}
+    by_handle: dict[str, list[User]] = {}
+    for user in candidates:
+        for handle in selectors.mention_handles(user):
+            by_handle.setdefault(handle, []).append(user)
     chosen: dict[int, User] = {}
-    for token in tokens:
+    for token in dict.fromkeys(tokens):
         if "@" in token:
             matches = [by_email[email]] if (email := canonical_email(token)) in by_email else []
         else:
-            matches = [user for user in candidates if token in selectors.mention_handles(user)]
+            matches = by_handle.get(token, [])
             if len(matches) > 1:
                 raise ValidationError({"body": [MENTION_AMBIGUOUS.format(handle=token)]})
         chosen.update((user.pk, user) for user in matches)

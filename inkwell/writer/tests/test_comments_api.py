@@ -281,3 +281,14 @@ def test_comments_by_others_are_unread_until_the_person_marks_them_read(tenant, 
     later = [item["unread"] for item in listed(admin, article)]
 
     assert (before, own_view, after, later) == ([True], [False], [False], [False, True])
+
+
+def test_a_comment_full_of_at_words_is_read_in_one_pass(tenant, as_user, article, django_assert_max_num_queries):
+    _named(tenant.admin, "Ada")
+    body = " ".join(f"@nobody{n}" for n in range(450)) + " @ada"
+
+    with django_assert_max_num_queries(40):
+        response = post(as_user(tenant.owner), article, body=body)
+
+    assert response.status_code == 201
+    assert [mention["user_id"] for mention in response.json()["data"]["mentions"]] == [tenant.admin.pk]
