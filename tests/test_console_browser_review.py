@@ -174,3 +174,96 @@ def test_a_teammate_comments_and_an_outside_reviewer_approves_through_a_link(bro
         assert not screens.serious(), screens.serious()
     lead_screens.save("review-axe-lead.json")
     client_screens.save("review-axe-client.json")
+
+
+OTHER_SEED = """
+from inkwell.tenancy import services
+from inkwell.tenancy.models import Role, Site, SiteUserAccess, User
+from inkwell.writer.models import Content
+owner = services.account_register(email={owner!r}, password={password!r}, account_name="Quay Press")
+writer = User.dangerously_unscoped.create_user({writer!r}, {password!r}, account=owner.account, role=Role.objects.get(name="editor"), first_name="Wren", last_name="Hale")
+site = Site.objects.create(account=owner.account, name="Quay", domain="quay.example.com", slug="quay")
+SiteUserAccess.objects.create(account=owner.account, user=writer, site=site)
+content = Content.objects.create(
+    account=owner.account, site=site, title="Mooring lines", status="review", word_count=20,
+    html="<h2>Lines</h2><p>Double up the lines before a gale.</p>",
+)
+print(site.pk, content.pk)
+"""
+
+
+def test_a_mention_completed_from_a_name_a_comment_edited_and_each_persons_preferences(browser, deployment, output_dir):  # noqa: F811
+    server, env = deployment
+    base = server.base_url
+    owner_email, writer_email = "harbourmaster@example.com", "w.hale@example.com"
+    site_id, content_id = map(int, manage(env, "shell", "-c", OTHER_SEED.format(owner=owner_email, writer=writer_email, password=PASSWORD)).strip().splitlines()[-1].split())
+    review_url = f"{base}/app/content/{content_id}/review/"
+
+    # 1. The owner types "@wr", is offered Wren Hale, and inserts her with Enter (light mode).
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light")
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    screens = Screens(page, output_dir, base)
+    sign_in(page, base, owner_email)
+    page.goto(review_url)
+    body = page.get_by_label("Comment", exact=True)
+    type_into(body, "Thanks @wr")
+    option = page.get_by_role("option", name="Wren Hale (w.hale@example.com)")
+    option.wait_for()
+    assert option.get_attribute("aria-selected") == "true"
+    screens.capture("60-mention-offered-light")
+    body.press("Enter")
+    assert body.input_value() == "Thanks @w.hale "
+    body.press_sequentially("can you add the spring lines?")
+    press(page.get_by_role("button", name="Comment", exact=True))
+    page.wait_for_url(re.compile(r".*#comment-\d+$"))
+    thread = page.locator(".thread").first
+    assert f"Notified: {writer_email} (in the app, e-mail)" in thread.inner_text()
+
+    # 2. The owner corrects the comment; it shows as edited.
+    press(thread.locator(".comment__edit summary"))
+    type_into(thread.get_by_label("Your comment"), "Thanks @w.hale: can you add the spring lines and the breast lines?")
+    press(thread.get_by_role("button", name="Save"))
+    page.wait_for_url(re.compile(r".*#comment-\d+$"))
+    thread = page.locator(".thread").first
+    assert "the breast lines?" in thread.inner_text() and "(edited)" in thread.inner_text()
+    screens.capture("61-comment-edited-light")
+
+    # 3. The review-by default and the approval rules on the site's settings.
+    page.goto(f"{base}/app/sites/{site_id}/settings/")
+    type_into(page.get_by_label("Due for review after (months)"), "6")
+    press(page.get_by_role("button", name="Save review-by dates"))
+    page.wait_for_url(re.compile(r".*\?saved=performance$"))
+    assert page.get_by_label("Due for review after (months)").input_value() == "6"
+    page.get_by_text("Four eyes", exact=True).click()
+    press(page.get_by_role("button", name="Save approval rules"))
+    page.wait_for_url(re.compile(r".*\?saved=review$"))
+    assert page.get_by_label("Four eyes").is_checked()
+    screens.capture("62-site-settings-review-light")
+
+    # 4. The writer turns off the e-mail of mentions on her own preferences (dark mode).
+    dark = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
+    writer = dark.new_page()
+    writer.set_default_timeout(TIMEOUT_MS)
+    writer_screens = Screens(writer, output_dir, base)
+    sign_in(writer, base, writer_email)
+    writer.goto(base + "/app/notifications/")
+    press(writer.get_by_role("link", name="Preferences"))
+    writer.get_by_role("heading", name="Notification preferences").wait_for()
+    writer_screens.capture("63-notification-preferences-dark")
+    writer.get_by_text("By e-mail", exact=True).click()
+    press(writer.get_by_role("button", name="Save preferences"))
+    writer.wait_for_url(re.compile(r".*\?saved=1$"))
+    assert not writer.get_by_label("By e-mail").is_checked() and writer.get_by_label("In the app").is_checked()
+    writer_screens.capture("64-notification-preferences-saved-dark")
+    writer.goto(review_url)
+    writer_screens.capture("65-review-mention-dark")
+    writer.goto(f"{base}/app/sites/{site_id}/settings/")
+    writer_screens.capture("66-site-settings-review-dark")
+    page.goto(base + "/app/notifications/preferences/")
+    screens.capture("67-notification-preferences-light")
+
+    for each in (screens, writer_screens):
+        assert not each.foreign_requests, each.foreign_requests
+        assert not each.serious(), each.serious()
+    screens.save("review-axe-mentions.json")

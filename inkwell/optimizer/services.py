@@ -30,6 +30,7 @@ from inkwell.jobs.models import Job
 from inkwell.jobs.services import start_job
 from inkwell.linker.services import content_of_one_site
 from inkwell.optimizer.selectors import Report, SiteContext, content_report, site_context
+from inkwell.sitesettings.selectors import effective_settings
 from inkwell.system.selectors import ai_client, content_settings
 from inkwell.tenancy.models import Account, Site, User
 from inkwell.writer.quality import site_voice
@@ -197,12 +198,15 @@ def refresh_proposal(*, client: AIClient, account: Account, refresh: ContentRefr
 
 
 def apply_refresh_proposal(*, account: Account, refresh_id: int, snapshot: tuple, article: ArticleDraft, user: User | None) -> bool:
-    """Saves the rewrite into the refresh (still a draft, for a person to review) unless somebody
-    changed the refresh while the provider worked; True when saved."""
-    current = ContentRefresh.objects.for_account(account).select_for_update().filter(pk=refresh_id).first()
+    """Saves the rewrite into the refresh unless somebody changed the refresh while the provider
+    worked; True when saved. Then automation's review gate, as for an article it generated: where
+    the site approves generated content automatically and no approval rule asks for a person, the
+    refresh is approved (by the automation, not by ``user``); else it stays a draft for a person
+    to review. It is never sent by itself: sending a live post's update stays a person's act."""
+    current = ContentRefresh.objects.for_account(account).select_for_update().select_related("site").filter(pk=refresh_id).first()
     if current is None or (current.title, current.html, current.meta_title, current.meta_description, current.status) != snapshot:
         return False
-    refresh_update(
+    saved = refresh_update(
         account=account,
         refresh=current,
         user=user,
@@ -210,4 +214,8 @@ def apply_refresh_proposal(*, account: Account, refresh_id: int, snapshot: tuple
         meta_title=plain_text(article.meta_title)[:META_TITLE_MAX],
         meta_description=plain_text(article.meta_description)[:META_DESCRIPTION_MAX],
     )
+    settings = effective_settings(site=current.site)
+    if settings.publishing.auto_approval_enabled and not settings.review.person_required:
+        reviewed = refresh_update(account=account, refresh=saved, user=None, status=ContentStatus.REVIEW)
+        refresh_update(account=account, refresh=reviewed, user=None, status=ContentStatus.APPROVED)
     return True

@@ -665,8 +665,9 @@ def refreshed_content(*, content: Content, refresh: ContentRefresh) -> Content:
 
 def _refresh_push(adapter: CMSAdapter, content: Content, refresh: ContentRefresh) -> RemotePost:
     payload = _payload(adapter, refreshed_content(content=content, refresh=refresh))
-    # The post is live and stays live: the account's default status is for new posts.
-    payload = dataclasses.replace(payload, status=CMS_STATUS_LIVE)
+    # The post is live and stays live (the account's default status is for new posts), at the
+    # address it has: no slug, so a new title does not move it (its links and ranking stay).
+    payload = dataclasses.replace(payload, status=CMS_STATUS_LIVE, slug="")
     return adapter.update_post(content.external_id, payload)
 
 

@@ -24,12 +24,13 @@ class RefreshSerializer(serializers.ModelSerializer):
     content_id = serializers.IntegerField(read_only=True)
     site_id = serializers.IntegerField(read_only=True)
     created_by_id = serializers.IntegerField(read_only=True, allow_null=True)
+    last_edited_by_id = serializers.IntegerField(read_only=True, allow_null=True, help_text="Who last changed its text: under the site's four-eyes rule, someone else approves it.")
 
     class Meta:
         model = ContentRefresh
         fields = [
             "id", "content_id", "site_id", "title", "html", "meta_title", "meta_description", "reason", "status", "send_status",
-            "scheduled_at", "sent_at", "created_by_id", "created_at", "updated_at",
+            "scheduled_at", "sent_at", "created_by_id", "last_edited_by_id", "last_edited_at", "created_at", "updated_at",
         ]
         read_only_fields = fields
 

@@ -55,6 +55,7 @@ class CommentSerializer(serializers.ModelSerializer):
     resolved_by_id = serializers.IntegerField(read_only=True, allow_null=True)
     unread = serializers.BooleanField(read_only=True, default=False, help_text="Written by someone else since the caller last marked the comments read.")
     mentions = MentionSerializer(many=True, read_only=True, help_text="Who was mentioned, and how each was told.")
+    edited_at = serializers.DateTimeField(read_only=True, allow_null=True, help_text="When its author last changed the text; null if never.")
 
     class Meta:
         model = ContentComment
@@ -73,6 +74,7 @@ class CommentSerializer(serializers.ModelSerializer):
             "resolved_by_name",
             "unread",
             "mentions",
+            "edited_at",
             "created_at",
             "updated_at",
         ]

@@ -84,9 +84,12 @@ class CommentViewSet(mixins.ListModelMixin, ContentChildViewSet):
 
     @extend_schema(request=s.CommentUpdateInputSerializer, responses={200: s.CommentSerializer})
     def partial_update(self, request, content_pk=None, pk=None):
-        """Change the text (its author only) or resolve / reopen the thread (``resolved``)."""
+        """Change the text (its author only; ``edited_at`` records when, and teammates it newly
+        @mentions are told) or resolve / reopen the thread (``resolved``)."""
         comment = self.get_object()
-        comment = services.comment_update(account=request.account, comment=comment, user=request.user, **validated(s.CommentUpdateInputSerializer, request))
+        comment = services.comment_update(
+            account=request.account, comment=comment, user=request.user, origin=origin_of(request), **validated(s.CommentUpdateInputSerializer, request)
+        )
         return ok(self._answer(comment))
 
     @extend_schema(request=None, responses={204: None})

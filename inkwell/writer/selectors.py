@@ -2,17 +2,19 @@
 
 import difflib
 import hashlib
+import re
+from collections import Counter
 
 from django.contrib.auth.hashers import check_password
 from django.core import signing
-from django.db.models import BooleanField, Case, F, Prefetch, QuerySet, Subquery, Value, When
+from django.db.models import BooleanField, Case, F, Prefetch, Q, QuerySet, Subquery, Value, When
 from django.utils import timezone
 from rest_framework.exceptions import ValidationError
 
 from inkwell.ai.types import ArticleDraft
 from inkwell.billing.services import cost_of
 from inkwell.system.selectors import content_settings, integration_settings
-from inkwell.tenancy.models import Account, User
+from inkwell.tenancy.models import MANAGER_ROLES, Account, SiteUserAccess, User
 from inkwell.writer.models import Brief, CommentMention, CommentReadMarker, Content, ContentApproval, ContentComment, ContentRevision, ImageType, ReviewLink, Task
 
 # The salt of review links' signatures (``services.review_link_create`` signs with it).
@@ -177,3 +179,37 @@ def brief_of(*, account: Account, task: Task) -> Brief:
     if brief is None:
         raise Http404("This task has no brief")
     return brief
+
+
+# Mentions (#36)
+
+
+def mention_handles(user: User) -> set[str]:
+    """What ``@`` may be followed by to name ``user`` besides their e-mail address, lower case: the
+    e-mail's part before the ``@``, the first name, and first and last name joined by a dot
+    (spaces inside a name become dots too: ``@mary.ann.lee``)."""
+    first, last = (re.sub(r"\s+", ".", name.strip().lower()) for name in (user.first_name, user.last_name))
+    handles = {user.email.split("@", 1)[0].lower(), first, f"{first}.{last}" if first and last else ""}
+    return {handle for handle in handles if handle}
+
+
+def mentionable_users(*, account: Account, site_id: int) -> list[User]:
+    """The account's active members who may see the site: whom a comment on its content may mention."""
+    users = User.objects.for_account(account).filter(is_active=True, role__isnull=False).select_related("role").order_by("id")
+    granted = SiteUserAccess.objects.for_account(account).filter(site_id=site_id).values_list("user_id", flat=True)
+    return list(users.filter(Q(role__name__in=MANAGER_ROLES) | Q(pk__in=granted)))
+
+
+def mention_suggestions(*, account: Account, site_id: int, reader: User) -> list[dict]:
+    """Teammates the reader may mention on the site's content, for completing ``@`` as they type:
+    the name shown, the e-mail, and what to insert (the e-mail's first part when it names only
+    this teammate, else the e-mail address)."""
+    everyone = mentionable_users(account=account, site_id=site_id)
+    named = Counter(handle for user in everyone for handle in mention_handles(user))
+    suggestions = []
+    for user in (user for user in everyone if user.pk != reader.pk):
+        handle = user.email.split("@", 1)[0].lower()
+        unique = named[handle] == 1
+        name = f"{user.first_name} {user.last_name}".strip()
+        suggestions.append({"name": name or user.email, "email": user.email, "insert": handle if unique else user.email})
+    return suggestions

@@ -22,7 +22,7 @@ from inkwell.planner.models import ContentIdea, IdeaStatus
 from inkwell.planner.services import INSERT_BATCH_SIZE, TaskSkipReason
 from inkwell.sitesettings.selectors import effective_settings
 from inkwell.system.selectors import content_settings
-from inkwell.tenancy.models import MANAGER_ROLES, Account, Sector, Site, SiteUserAccess, User, canonical_email
+from inkwell.tenancy.models import MANAGER_ROLES, Account, Sector, Site, User, canonical_email
 from inkwell.tenancy.serializers import REQUIRED, SECTOR_NOT_IN_SITE
 from inkwell.webhooks import services as webhooks
 from inkwell.webhooks.models import EventType
@@ -789,6 +789,8 @@ def refresh_create(
         meta_description=texts["meta_description"][:160],
         reason=plain_text(reason)[:500],
         created_by=user,
+        last_edited_by=user,
+        last_edited_at=timezone.now(),
     )
 
 
@@ -799,8 +801,9 @@ REVIEWER_NAME_MAX_LENGTH = 100
 REVIEW_LINK_DAYS = 14
 REVIEW_LINK_MAX_DAYS = 90
 REVIEW_LINK_SALT = selectors.REVIEW_LINK_SALT
-# "@" then an e-mail address of a teammate: @jane@example.com.
-MENTION = re.compile(r"(?<![\w.+-])@([\w.+-]+@[\w-]+(?:\.[\w-]+)+)")
+# "@" then a teammate's e-mail address (@jane@example.com) or handle (@jane, see mention_handles).
+MENTION = re.compile(r"(?<![\w.+-])@([\w+-][\w.+-]*(?:@[\w-]+(?:\.[\w-]+)+)?)")
+MENTION_AMBIGUOUS = "@{handle} names more than one teammate: mention them by e-mail address"
 QUOTE_NOT_FOUND = "This passage is not in the article; select it again"
 FOUR_EYES = "This site's four-eyes rule: someone other than the article's last editor approves it"
 FOUR_EYES_NEEDS_PERSON = "This site's four-eyes rule: a person approves the article"
@@ -846,21 +849,37 @@ def reanchor_comments(*, content: Content) -> None:
 
 
 def _mentioned_users(account: Account, content: Content, body: str, author: User | None) -> list[User]:
-    """Teammates named ``@email`` in ``body`` who may see the content's site (the author aside)."""
-    emails = {canonical_email(match) for match in MENTION.findall(body)}
-    if not emails:
+    """Teammates ``body`` names (``@email`` or ``@handle``) who may see the content's site (the
+    author aside). Only this account's members are looked at, so a name never reaches, nor
+    reveals, anyone else; a handle that names two of them is a 400 (say which by e-mail), one
+    that names nobody is plain text."""
+    tokens = [match.rstrip(".").lower() for match in MENTION.findall(body)]
+    if not tokens:
         return []
-    users = list(User.objects.for_account(account).filter(email__in=emails, is_active=True).select_related("role").order_by("id"))
-    granted = set(SiteUserAccess.objects.for_account(account).filter(site_id=content.site_id, user__in=users).values_list("user_id", flat=True))
-    return [
-        user
-        for user in users
-        if (author is None or user.pk != author.pk) and user.role_id is not None and (user.role_name in MANAGER_ROLES or user.pk in granted)
-    ]
+    candidates = selectors.mentionable_users(account=account, site_id=content.site_id)
+    by_email = {canonical_email(user.email): user for user in candidates}
+    by_handle: dict[str, list[User]] = {}
+    for user in candidates:
+        for handle in selectors.mention_handles(user):
+            by_handle.setdefault(handle, []).append(user)
+    chosen: dict[int, User] = {}
+    for token in dict.fromkeys(tokens):
+        if "@" in token:
+            matches = [by_email[email]] if (email := canonical_email(token)) in by_email else []
+        else:
+            matches = by_handle.get(token, [])
+            if len(matches) > 1:
+                raise ValidationError({"body": [MENTION_AMBIGUOUS.format(handle=token)]})
+        chosen.update((user.pk, user) for user in matches)
+    return [user for user in chosen.values() if author is None or user.pk != author.pk]
 
 
 def _mention(account: Account, content: Content, comment: ContentComment, author: User | None, origin: str) -> None:
+    """Tells the teammates ``comment`` mentions, each once: an edit tells only those it adds."""
+    already = set(CommentMention.objects.for_account(account).filter(comment=comment).values_list("user_id", flat=True))
     for user in _mentioned_users(account, content, comment.body, author):
+        if user.pk in already:
+            continue
         delivery = events.mentioned_in_comment(
             account=account,
             site=content.site,
@@ -931,17 +950,22 @@ def comment_create(
 
 
 @transaction.atomic
-def comment_update(*, account: Account, comment: ContentComment, user: User, body: str | None = None, resolved: bool | None = None) -> ContentComment:
+def comment_update(
+    *, account: Account, comment: ContentComment, user: User, body: str | None = None, resolved: bool | None = None, origin: str = ""
+) -> ContentComment:
     """A team member edits a comment's text (only its author may: 403 otherwise) or resolves or
-    reopens its thread (anyone who may comment). Resolving records who and when. The text sent
-    back unchanged is no edit, so anyone may resolve a comment as the list answered it."""
+    reopens its thread (anyone who may comment). Resolving records who and when. A changed text
+    records when (``edited_at``) and tells the teammates it newly mentions, as a new comment would;
+    the text sent back unchanged is no edit, so anyone may resolve a comment as the list answered it."""
+    edited = False
     if body is not None and body.strip() != comment.body:
         if comment.author_id != user.pk:
             raise PermissionDenied("Only the author of a comment may change its text")
         body = body.strip()
         if not body:
             raise ValidationError({"body": [REQUIRED]})
-        comment.body = body
+        if body != comment.body:
+            comment.body, comment.edited_at, edited = body, timezone.now(), True
     if resolved is not None:
         if comment.parent_id is not None:
             raise ValidationError({"resolved": ["Resolve the thread: the first comment, not a reply"]})
@@ -950,6 +974,8 @@ def comment_update(*, account: Account, comment: ContentComment, user: User, bod
         elif not resolved:
             comment.resolved_at, comment.resolved_by, comment.resolved_by_name = None, None, ""
     comment.save()
+    if edited:
+        _mention(account, comment.content, comment, user, origin)
     return comment
 
 
@@ -1049,11 +1075,27 @@ def refresh_update(*, account: Account, refresh: ContentRefresh, user: User | No
     entering_review = status == ContentStatus.REVIEW and current.status != ContentStatus.REVIEW
     for name, value in fields.items():
         setattr(current, name, value)
+    if changed:
+        current.last_edited_by, current.last_edited_at = user, timezone.now()
+    if status == ContentStatus.APPROVED and current.status != ContentStatus.APPROVED:
+        check_refresh_approval_rules(refresh=current, approver=user)
     current.status = status
     current.save()
     if entering_review:
         events.content_ready_for_review(account=account, site=current.site, content_id=current.content_id, content_title=f"Refresh: {current.title}")
     return current
+
+
+def check_refresh_approval_rules(*, refresh: ContentRefresh, approver: User | None) -> None:
+    """The site's four-eyes rule for a refresh, as for an article: a person other than its last
+    editor approves it (422 naming the rule). The client's step is an article's: a review link
+    shows the article, not a refresh of it."""
+    if not effective_settings(site=refresh.site).review.four_eyes:
+        return
+    if approver is None:
+        raise BusinessRuleViolation({"status": [FOUR_EYES_NEEDS_PERSON]}, error=FOUR_EYES_NEEDS_PERSON, code="four_eyes")
+    if refresh.last_edited_by_id == approver.pk:
+        raise BusinessRuleViolation({"status": [FOUR_EYES]}, error=FOUR_EYES, code="four_eyes")
 
 
 def check_refresh_sendable(*, refresh: ContentRefresh) -> None:

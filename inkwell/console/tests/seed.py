@@ -205,6 +205,7 @@ def console_pages(seeded: SeededSite) -> dict[str, str]:
         "credits": "/app/credits/",
         "notifications": "/app/notifications/",
         "bell": "/app/notifications/bell/",
+        "notification-preferences": "/app/notifications/preferences/",
         **account_pages(seeded.site),
         "calendar": f"/app/sites/{site_id}/calendar/",
         "cms": f"/app/sites/{site_id}/cms/",

@@ -1,6 +1,9 @@
 """The console's review screen (#36): comments with the API's rules, resolve and reopen, delete,
 decisions under the site's rules, review links made and revoked."""
 
+import json
+import re
+
 import pytest
 
 from inkwell.sitesettings.services import unified_settings_update
@@ -90,3 +93,55 @@ def test_a_link_that_would_last_too_long_is_refused(tenant, console_client, arti
 
     assert response.status_code == 400
     assert not ReviewLink.objects.for_account(tenant.account).exists()
+
+
+def test_the_author_edits_the_text_of_a_comment_from_the_screen_and_it_shows_as_edited(tenant, console_client, article):
+    comment = ContentComment.objects.create(account=tenant.account, content=article, body="Fix the titel", author=tenant.owner, author_name="Owner")
+    client = console_client(tenant.owner)
+
+    response = client.post(f"/app/comments/{comment.pk}/edit/", {"body": "Fix the title"})
+    page = client.get(f"/app/content/{article.pk}/review/").content.decode()
+
+    comment.refresh_from_db()
+    assert response.status_code == 302 and response["Location"].endswith(f"/review/#comment-{comment.pk}")
+    assert comment.body == "Fix the title" and comment.edited_at is not None
+    assert "Fix the title" in page and "(edited)" in page and f'action="/app/comments/{comment.pk}/edit/"' in page
+
+
+def test_only_the_author_may_edit_a_comment_from_the_screen(tenant, console_client, article):
+    comment = ContentComment.objects.create(account=tenant.account, content=article, body="Mine", author=tenant.admin, author_name="Admin")
+
+    refused = console_client(tenant.owner).post(f"/app/comments/{comment.pk}/edit/", {"body": "Theirs now"})
+    empty = console_client(tenant.admin).post(f"/app/comments/{comment.pk}/edit/", {"body": "  "})
+    page = console_client(tenant.owner).get(f"/app/content/{article.pk}/review/").content.decode()
+
+    comment.refresh_from_db()
+    assert refused.status_code == 403
+    assert empty.status_code == 400 and comment.body == "Mine"
+    assert f"/app/comments/{comment.pk}/edit/" not in page
+
+
+def test_an_edit_that_adds_a_mention_tells_the_new_teammate_only(tenant, granted, console_client, article):
+    client = console_client(tenant.owner)
+    client.post(f"/app/content/{article.pk}/comments/", {"body": f"@{tenant.admin.email} look"})
+    comment = ContentComment.objects.for_account(tenant.account).get()
+
+    client.post(f"/app/comments/{comment.pk}/edit/", {"body": f"@{tenant.admin.email} and @{tenant.editor.email} look"})
+
+    mentioned = list(CommentMention.objects.for_account(tenant.account).order_by("id").values_list("user_id", flat=True))
+    assert mentioned == [tenant.admin.pk, tenant.editor.pk]
+
+
+def test_the_screen_offers_the_teammates_who_may_be_mentioned_and_nobody_else(tenant, console_client, article, other_tenant):
+    page = console_client(tenant.owner).get(f"/app/content/{article.pk}/review/").content.decode()
+
+    suggestions = json.loads(re.search(r'<script id="mention-suggestions" type="application/json">(.*?)</script>', page).group(1))
+    assert [person["email"] for person in suggestions] == [tenant.admin.email]  # the editor and viewer are not granted the site
+    assert suggestions[0]["insert"] == "admin-a"
+    assert other_tenant.owner.email not in page and tenant.owner.email not in [person["email"] for person in suggestions]
+
+
+def test_a_mention_by_handle_made_in_the_console(tenant, console_client, article):
+    console_client(tenant.owner).post(f"/app/content/{article.pk}/comments/", {"body": "@admin-a, the evening?"})
+
+    assert CommentMention.objects.for_account(tenant.account).get().user_id == tenant.admin.pk

@@ -297,3 +297,54 @@ def test_other_roles_read_the_accounts_settings_without_forms(console_client, te
     for url in ("/app/settings/", "/app/settings/content/", "/app/settings/prompts/", "/app/settings/modules/"):
         page = client.get(url).content.decode()
         assert "you can" in page and 'method="post" action="/app/settings' not in page
+
+
+def test_the_review_by_default_and_opportunity_thresholds_are_saved_by_the_apis_service(console_client, tenant):
+    url = f"/app/sites/{tenant.site.pk}/settings/"
+    form = {
+        "form": "performance",
+        "review_after_months": "6",
+        "decay_threshold_pct": "25",
+        "decay_min_clicks": "10",
+        "striking_min_position": "5",
+        "striking_max_position": "15",
+        "striking_min_impressions": "50",
+    }
+
+    shown = _text(console_client(tenant.owner).get(url))
+    response = console_client(tenant.owner).post(url, form)
+
+    performance = effective_settings(site=tenant.site).performance
+    assert 'name="review_after_months"' in shown and 'value="12"' in shown
+    assert response.headers["Location"] == url + "?saved=performance"
+    assert (performance.review_after_months, performance.decay_threshold_pct, performance.striking_min_position, performance.striking_max_position) == (6, 25, 5, 15)
+
+
+def test_a_review_by_default_out_of_range_is_refused_beside_its_field(console_client, tenant):
+    response = console_client(tenant.owner).post(f"/app/sites/{tenant.site.pk}/settings/", {"form": "performance", "review_after_months": "0"})
+
+    assert response.status_code == 400
+    field = re.search(r'<div class="field field--invalid">\s*<label for="id_review_after_months">.*?</div>', _text(response)).group(0)
+    assert "greater than or equal to 1" in field
+    assert effective_settings(site=tenant.site).performance.review_after_months == 12
+
+
+def test_the_approval_rules_are_switched_on_and_off_on_the_site_settings(console_client, tenant):
+    url = f"/app/sites/{tenant.site.pk}/settings/"
+    client = console_client(tenant.owner)
+
+    client.post(url, {"form": "review", "four_eyes": "on", "client_approval": "on"})
+    on = effective_settings(site=tenant.site).review
+    page = _text(client.get(url))
+    client.post(url, {"form": "review", "client_approval": "on"})
+    later = effective_settings(site=tenant.site).review
+
+    assert (on.four_eyes, on.client_approval) == (True, True)
+    assert 'name="four_eyes" checked' in page
+    assert (later.four_eyes, later.client_approval) == (False, True)
+
+
+def test_a_viewer_sees_the_review_settings_without_a_form(console_client, granted):
+    page = _text(console_client(granted.viewer).get(f"/app/sites/{granted.site.pk}/settings/"))
+
+    assert 'name="review_after_months"' in page and 'value="performance"' not in page and 'value="review"' not in page

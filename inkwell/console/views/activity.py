@@ -3,11 +3,12 @@
 from django.core.paginator import Paginator
 from django.urls import reverse
 
-from inkwell.console.base import ConsoleView, console_path, get_scoped
+from inkwell.console.base import ConsoleView, console_path, get_scoped, validated
 from inkwell.jobs import selectors as job_selectors
 from inkwell.jobs.models import Job
 from inkwell.notifications import selectors, services
-from inkwell.notifications.models import Notification
+from inkwell.notifications.models import PERSONAL_EVENTS, Notification
+from inkwell.notifications.serializers import PreferencesInputSerializer
 from inkwell.tenancy.access import accessible_site_ids
 from inkwell.tenancy.permissions import ALL_ROLES
 
@@ -98,3 +99,22 @@ class NotificationsReadAllView(ConsoleView):
         return self.done(request, reverse("console:notifications"))
 
 
+
+
+class NotificationPreferencesView(ConsoleView):
+    """A person's own channels (in the app, by e-mail) for the events addressed to them, such as
+    being @mentioned: the API's ``/notifications/preferences/`` on a screen. Every role keeps its own."""
+
+    template_name = "console/pages/notification_preferences.html"
+    write_roles = ALL_ROLES
+
+    def get(self, request):
+        return self.page(request, {"preferences": selectors.preferences_of(user=request.user), "saved": bool(request.GET.get("saved"))})
+
+    def post(self, request):
+        # An unticked box sends nothing: every channel of every event is stated, on or off.
+        changes = [
+            {"notification_type": event, "in_app": f"{event}-in_app" in request.POST, "email": f"{event}-email" in request.POST} for event in PERSONAL_EVENTS
+        ]
+        services.preferences_update(account=request.account, user=request.user, changes=validated(PreferencesInputSerializer, request, {"preferences": changes})["preferences"])
+        return self.done(request, reverse("console:notification-preferences") + "?saved=1")

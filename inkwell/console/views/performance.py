@@ -13,6 +13,8 @@ from django.core.paginator import Paginator
 from django.urls import reverse
 from django.utils import timezone
 
+from rest_framework import exceptions
+
 from inkwell.api.exceptions import OutsidePublishingRules, PayloadTooLarge
 from inkwell.billing.services import cost_of
 from inkwell.console.base import (
@@ -32,6 +34,7 @@ from inkwell.performance import serializers as performance_s
 from inkwell.performance.models import SearchPerformanceImport
 from inkwell.publishing import services as publishing
 from inkwell.sitesettings.selectors import effective_settings
+from inkwell.tenancy.models import CONTENT_REVIEWER_ROLES, CONTENT_WRITER_ROLES
 from inkwell.writer import refresh_serializers as refresh_s
 from inkwell.writer import services as writer_services
 from inkwell.writer.models import (
@@ -50,6 +53,8 @@ REFRESH_TRANSITION_LABELS = {
     (ContentStatus.REVIEW, ContentStatus.DRAFT): "Back to draft",
     (ContentStatus.APPROVED, ContentStatus.REVIEW): "Back to review",
 }
+# What a reviewer may do with a refresh: decide on one in review, as on an article.
+REVIEWER_DECISIONS = frozenset({(ContentStatus.REVIEW, ContentStatus.APPROVED), (ContentStatus.REVIEW, ContentStatus.DRAFT)})
 
 
 def totals_chart(totals: dict) -> dict:
@@ -191,11 +196,12 @@ class RefreshView(ConsoleView):
         refresh = refresh_of(request, pk)
         remember_site(request, refresh.site_id)
         may_write = request.user.role_name in self.write_roles
+        may_decide = may_write or request.user.role_name in CONTENT_REVIEWER_ROLES
         editable = refresh.send_status in (RefreshSendStatus.NOT_SENT, RefreshSendStatus.FAILED)
         transitions = [
             (status, REFRESH_TRANSITION_LABELS[(refresh.status, status)])
             for status in sorted(TRANSITIONS.get(refresh.status, ()))
-            if (refresh.status, status) in REFRESH_TRANSITION_LABELS
+            if (refresh.status, status) in REFRESH_TRANSITION_LABELS and (may_write or (refresh.status, status) in REVIEWER_DECISIONS)
         ]
         tz = refresh.site.time_zone
         return self.page(
@@ -205,7 +211,7 @@ class RefreshView(ConsoleView):
                 "refresh": refresh,
                 "content": refresh.content,
                 "may_edit": may_write and editable,
-                "transitions": transitions if may_write and editable else [],
+                "transitions": transitions if may_decide and editable else [],
                 "min_local": timezone.now().astimezone(ZoneInfo(tz)).strftime(LOCAL_INPUT_FORMAT),
                 "scheduled_local": refresh.scheduled_at.astimezone(ZoneInfo(tz)) if refresh.scheduled_at else None,
                 "records": refresh.publishing_records.order_by("-created_at", "-id")[:10],
@@ -222,12 +228,18 @@ class RefreshView(ConsoleView):
 
 
 class RefreshStatusView(ConsoleView):
+    """Moves a refresh through review. A reviewer decides on one in review (approve, or back to
+    draft), as on an article; the other moves are the writers'."""
+
     module = "writer"
     model = ContentRefresh
+    write_roles = CONTENT_REVIEWER_ROLES
 
     def post(self, request, pk):
         refresh = refresh_of(request, pk)
         data = validated(refresh_s.RefreshUpdateInputSerializer, request, {"status": request.POST.get("status", "")}, partial=True)
+        if request.user.role_name not in CONTENT_WRITER_ROLES and (refresh.status, data.get("status")) not in REVIEWER_DECISIONS:
+            raise exceptions.PermissionDenied()
         writer_services.refresh_update(account=request.account, refresh=refresh, user=request.user, **data)
         return self.done(request, reverse("console:refresh", kwargs={"pk": refresh.pk}))
 

@@ -97,6 +97,7 @@ class ContentReviewView(ConsoleView):
             "links": list(selectors.review_links_of(account=request.account, content=content)[:20]) if role in self.write_roles else [],
             "rules": effective_settings(site=content.site).review,
             "may_comment": role in CONTENT_REVIEWER_ROLES,
+            "mention_suggestions": selectors.mention_suggestions(account=request.account, site_id=content.site_id, reader=request.user) if role in CONTENT_REVIEWER_ROLES else [],
             "may_share": role in self.write_roles,
             "may_decide": role in CONTENT_REVIEWER_ROLES and content.status == ContentStatus.REVIEW,
             "may_manage": role in MANAGER_ROLES,
@@ -145,6 +146,20 @@ class CommentResolveView(ConsoleView):
     def post(self, request, pk):
         comment = get_scoped(ContentComment, request, pk)
         services.comment_update(account=request.account, comment=comment, user=request.user, resolved=request.POST.get("resolved") == "1")
+        return self.done(request, _back_to_review(comment.content_id, f"#comment-{comment.pk}"))
+
+
+class CommentEditView(ConsoleView):
+    """Its author changes a comment's text (the API's rule: nobody else may)."""
+
+    module = "writer"
+    model = ContentComment
+    write_roles = CONTENT_REVIEWER_ROLES
+
+    def post(self, request, pk):
+        comment = get_scoped(ContentComment, request, pk)
+        data = validated(review_s.CommentUpdateInputSerializer, request, {"body": request.POST.get("body", "")})
+        services.comment_update(account=request.account, comment=comment, user=request.user, body=data["body"], origin=request.build_absolute_uri("/").rstrip("/"))
         return self.done(request, _back_to_review(comment.content_id, f"#comment-{comment.pk}"))
 
 

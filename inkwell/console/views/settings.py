@@ -35,6 +35,8 @@ SPARE_ROWS = 2
 PUBLISHING_FLAGS = ("auto_approval_enabled", "auto_publish_enabled")
 PUBLISHING_NUMBERS = (*site_settings_selectors.LIMITS, "total_items_per_run")
 AI_MODEL_FIELDS = tuple(site_settings_selectors.AI_FIELDS)
+PERFORMANCE_FIELDS = tuple(ss.PerformanceSettingsSerializer().fields)
+REVIEW_FLAGS = tuple(ss.ReviewRulesSerializer().fields)
 
 
 def number(value: str):
@@ -62,6 +64,14 @@ def read_publishing(post) -> dict:
 
 def read_ai_models(post) -> dict:
     return {name: number(post.get(name)) if post.get(name) else None for name in AI_MODEL_FIELDS}
+
+
+def read_performance(post) -> dict:
+    return {name: number(post.get(name)) for name in PERFORMANCE_FIELDS}
+
+
+def read_review_rules(post) -> dict:
+    return {name: flag(post, name) for name in REVIEW_FLAGS}
 
 
 def stage_value_text(name: str, value) -> str:
@@ -106,7 +116,7 @@ class SiteSettingsView(SiteView, FormsView):
     is shown against the defaults (the automation screen edits it) and the whole can be reset."""
 
     template_name = "console/pages/site_settings.html"
-    error_prefixes = {"publishing": "publishing_settings.", "ai": "ai_settings."}
+    error_prefixes = {"publishing": "publishing_settings.", "ai": "ai_settings.", "performance": "performance_settings.", "review": "review_rules."}
 
     def context(self, request, *, site_id, submitted=None) -> dict:
         site = self.site_of(request, site_id)
@@ -130,6 +140,8 @@ class SiteSettingsView(SiteView, FormsView):
             ],
             "account_models": {"testing_model_id": account_ai["testing_model"], "live_model_id": account_ai["live_model"], "image_model_id": account_image["model"]},
             "automation": automation_rows(settings, site_settings_selectors.default_settings()),
+            "performance": submitted_values(submitted, "performance", read_performance, settings["performance_settings"]),
+            "review_rules": submitted_values(submitted, "review", read_review_rules, settings["review_rules"]),
             "may_edit": request.user.role_name in self.write_roles,
         }
 
@@ -140,6 +152,11 @@ class SiteSettingsView(SiteView, FormsView):
             changes = {"publishing_settings": read_publishing(request.POST)}
         elif form == "ai":
             changes = {"ai_settings": read_ai_models(request.POST)}
+        elif form == "performance":
+            # Only what the person changed: a field left alone keeps following the default.
+            changes = {"performance_settings": changed(read_performance(request.POST), site_settings_selectors.unified_settings(site=site)["performance_settings"])}
+        elif form == "review":
+            changes = {"review_rules": read_review_rules(request.POST)}
         else:
             raise Http404()
         data = validated(ss.UnifiedSettingsInputSerializer, request, changes)

@@ -9,6 +9,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from inkwell.api.exceptions import CMSPublishFailed, StateConflict
+from inkwell.integration.models import SiteIntegration
 from inkwell.notifications.models import Notification
 from inkwell.publishing.models import PublishingRecord, PublishStatus, PublishTrigger
 from inkwell.publishing.services import (
@@ -124,6 +125,16 @@ def test_sending_a_refresh_updates_the_same_post_and_then_the_content(tenant, cm
     assert (record.status, record.trigger) == (PublishStatus.SUCCEEDED, PublishTrigger.MANUAL)
     with pytest.raises(StateConflict):
         refresh_send_now(refresh=refresh, user=None)
+
+
+def test_a_refresh_with_a_new_title_keeps_the_live_posts_address(tenant, cms_server):
+    content = _live(tenant, cms_server)
+    slug, url = cms_server.posts[0]["slug"], content.external_url
+
+    refresh_send_now(refresh=_approved_refresh(tenant, content, title="A wholly new title"), user=tenant.owner)
+
+    content.refresh_from_db()
+    assert (cms_server.posts[0]["slug"], content.external_url) == (slug, url)
 
 
 def test_a_refresh_keeps_the_post_live_whatever_the_default_post_status(tenant, cms_server):
@@ -282,6 +293,45 @@ def test_a_refresh_scheduled_for_later_updates_the_real_wordpress_at_its_time_ex
     assert [(record.status, record.trigger) for record in records] == [(PublishStatus.SUCCEEDED, PublishTrigger.SCHEDULED)]
     content.refresh_from_db()
     assert (content.title, content.site_status) == (refresh.title, SiteStatus.PUBLISHED)
+
+
+# The real Ghost
+
+
+def test_a_refresh_scheduled_for_later_updates_the_real_ghost_at_its_time_exactly_once(tenant, ghost, allow_private_cms):
+    SiteIntegration.objects.create(account=tenant.account, site=tenant.site, platform="ghost", base_url=ghost.url, username="", app_password=ghost.admin_key, webhook_secret="s" * 32)
+    content = ready_content(tenant, images=False)
+    publish_now(content=content, user=tenant.owner)
+    content.refresh_from_db()
+    refresh = _approved_refresh(tenant, content, title=f"Refreshed {content.pk}-{tenant.account.pk}")
+    at = timezone.now() + timedelta(hours=1)
+    refresh_schedule(refresh=refresh, scheduled_at=at)
+
+    def remote():
+        with ghost.client() as client:
+            response = client.get(f"/posts/{content.external_id}/", params={"formats": "html"})
+            response.raise_for_status()
+            return response.json()["posts"][0]
+
+    before = remote()
+    assert publish_due(now=at - timedelta(minutes=1)) == 0
+    assert remote()["title"] == before["title"] == "Growing tomatoes on a balcony"
+    assert _row(content)[0] == "Growing tomatoes on a balcony"
+
+    assert publish_due(now=at + timedelta(seconds=1)) == 1
+    after = remote()
+    assert after["title"] == refresh.title
+    assert "Watering in a heatwave" in after["html"] and "Cherry tomatoes" not in after["html"]
+    assert (after["status"], after["id"], after["url"]) == ("published", before["id"], before["url"])
+
+    # A second sweep, and a duplicate delivery of the same refresh, do nothing.
+    assert publish_due(now=at + timedelta(minutes=5)) == 0
+    assert send_scheduled_refresh(refresh_id=refresh.pk, now=at + timedelta(minutes=5)) is None
+    assert remote()["updated_at"] == after["updated_at"]
+    records = PublishingRecord.objects.for_account(tenant.account).filter(refresh=refresh)
+    assert [(record.status, record.trigger, record.platform) for record in records] == [(PublishStatus.SUCCEEDED, PublishTrigger.SCHEDULED, "ghost")]
+    content.refresh_from_db()
+    assert (content.title, content.site_status, content.external_id) == (refresh.title, SiteStatus.PUBLISHED, before["id"])
 
 
 def test_a_due_refresh_of_an_article_no_longer_live_is_not_sent_and_the_team_is_told(tenant, cms_server):

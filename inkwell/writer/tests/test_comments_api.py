@@ -222,6 +222,50 @@ def test_a_mention_of_someone_who_cannot_see_the_site_or_of_another_account_tell
     assert mail.outbox == []
 
 
+def _named(user, first: str, last: str = ""):
+    User.objects.for_account(user.account_id).filter(pk=user.pk).update(first_name=first, last_name=last)
+
+
+def test_a_mention_by_handle_first_name_or_full_name_tells_the_one_teammate_it_names(tenant, as_user, article):
+    _named(tenant.admin, "Ada", "Lovelace")
+
+    first = post(as_user(tenant.owner), article, body="@ada, can you check? cc @Ada.Lovelace.").json()["data"]
+    second = post(as_user(tenant.owner), article, body="And @admin-a: the handle is the e-mail's first part").json()["data"]
+
+    assert [mention["user_id"] for mention in first["mentions"]] == [tenant.admin.pk]
+    assert [mention["user_id"] for mention in second["mentions"]] == [tenant.admin.pk]
+    assert len(mail.outbox) == 2
+
+
+def test_a_name_two_teammates_share_is_refused_and_nothing_is_saved(tenant, as_user, article):
+    _named(tenant.admin, "Sam")
+    _named(tenant.owner, "Sam")
+
+    response = post(as_user(tenant.owner), article, body="@sam look")
+
+    assert_error(response, 400, "validation_error", errors={"body": ["@sam names more than one teammate: mention them by e-mail address"]})
+    assert not ContentComment.objects.for_account(tenant.account).exists() and mail.outbox == []
+
+
+def test_a_name_or_handle_of_another_accounts_member_tells_nobody_and_makes_no_match_ambiguous(tenant, as_user, article, other_tenant):
+    _named(other_tenant.owner, "Zed")
+    _named(other_tenant.admin, "Ada")
+    _named(tenant.admin, "Ada")
+
+    response = post(as_user(tenant.owner), article, body="@zed @owner-b @admin-b and @ada")
+
+    assert response.status_code == 201
+    assert [mention["user_id"] for mention in response.json()["data"]["mentions"]] == [tenant.admin.pk]
+    assert not Notification.dangerously_unscoped.filter(account=other_tenant.account).exists()
+    assert [message.to for message in mail.outbox] == [[tenant.admin.email]]
+
+
+def test_an_at_word_that_names_nobody_is_plain_text(tenant, as_user, article):
+    response = post(as_user(tenant.owner), article, body="Work @home, or @ the office")
+
+    assert response.status_code == 201 and response.json()["data"]["mentions"] == []
+
+
 # Unread markers
 
 
@@ -237,3 +281,14 @@ def test_comments_by_others_are_unread_until_the_person_marks_them_read(tenant, 
     later = [item["unread"] for item in listed(admin, article)]
 
     assert (before, own_view, after, later) == ([True], [False], [False], [False, True])
+
+
+def test_a_comment_full_of_at_words_is_read_in_one_pass(tenant, as_user, article, django_assert_max_num_queries):
+    _named(tenant.admin, "Ada")
+    body = " ".join(f"@nobody{n}" for n in range(450)) + " @ada"
+
+    with django_assert_max_num_queries(40):
+        response = post(as_user(tenant.owner), article, body=body)
+
+    assert response.status_code == 201
+    assert [mention["user_id"] for mention in response.json()["data"]["mentions"]] == [tenant.admin.pk]
