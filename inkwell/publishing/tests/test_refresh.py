@@ -191,8 +191,8 @@ def test_a_refresh_outside_the_sites_publishing_days_or_slots_is_refused_naming_
     from inkwell.api.exceptions import OutsidePublishingRules
     from inkwell.writer.tests.test_content_schedule import _next, _site_rules
 
-    refresh = _approved_refresh(tenant, _live(tenant, cms_server))
     _site_rules(tenant)
+    refresh = _approved_refresh(tenant, _live(tenant, cms_server))
 
     with pytest.raises(OutsidePublishingRules) as refused:
         refresh_schedule(refresh=refresh, scheduled_at=_next(5, 9, 30))
@@ -207,8 +207,8 @@ def test_a_refresh_outside_the_sites_publishing_days_or_slots_is_refused_naming_
 def test_a_refresh_is_not_held_by_the_publication_limits_which_count_new_posts(tenant, cms_server):
     from inkwell.writer.tests.test_content_schedule import _next, _site_rules
 
-    refresh = _approved_refresh(tenant, _live(tenant, cms_server))
     _site_rules(tenant, daily_publish_limit=1)
+    refresh = _approved_refresh(tenant, _live(tenant, cms_server))
     other = ready_content(tenant, images=False)
     type(other).objects.for_account(tenant.account).filter(pk=other.pk).update(site_status=SiteStatus.SCHEDULED, scheduled_publish_at=_next(2, 9, 0))
 
