@@ -7,13 +7,14 @@ import re
 from datetime import timedelta
 
 import pytest
+from django.urls import reverse
 from django.utils import timezone
 
 from inkwell.integration.tests.factories import make_integration
 from inkwell.tenancy.models import Site
 from inkwell.writer import selectors, services
-from inkwell.writer.models import Content, ContentStatus, SiteStatus
-from inkwell.writer.tests.factories import make_content
+from inkwell.writer.models import Content, ContentRefresh, ContentStatus, SiteStatus
+from inkwell.writer.tests.factories import make_content, make_live_content
 
 pytestmark = pytest.mark.django_db
 
@@ -140,3 +141,36 @@ def test_an_autosave_over_a_limit_is_refused_with_the_apis_message_and_keeps_not
     response = console_client(tenant.owner).post(f"/app/content/{content.pk}/autosave/", {"title": "T", "meta_title": "m" * 61}, HTTP_HX_REQUEST="true")
     assert response.status_code == 400 and "Meta title must be at most 60 characters" in text_of(response)
     assert not selectors.autosaves_of(tenant.account, content, user=tenant.owner).exists()
+
+
+# A refresh of a live article: its text and the time of its update
+
+
+def _refresh(tenant, console_client):
+    make_integration(tenant)
+    article = make_live_content(tenant, title="Running shoes", url="https://blog.example.com/running-shoes/", external_id="301", html="<p>Old.</p>")
+    client = console_client(tenant.owner)
+    client.post(reverse("console:content-refresh", kwargs={"pk": article.pk}), {"reason": "Falling clicks"})
+    return client, ContentRefresh.objects.for_account(tenant.account).get()
+
+
+def test_a_refused_refresh_save_keeps_the_text_typed_with_the_message_beside_the_title(console_client, tenant):
+    client, refresh = _refresh(tenant, console_client)
+    response = client.post(reverse("console:refresh", kwargs={"pk": refresh.pk}), {"title": " ", "html": "<p>Typed body.</p>", "meta_title": "Typed meta", "meta_description": ""})
+    assert response.status_code == 400
+    page = text_of(response)
+    assert "<p>Typed body.</p>" in page and 'value="Typed meta"' in page
+    assert summary_links(page) == ["#id_title"]
+    refresh.refresh_from_db()
+    assert refresh.html != "<p>Typed body.</p>"
+
+
+def test_a_refused_refresh_time_shows_the_refresh_again_with_the_time_typed(console_client, tenant):
+    client, refresh = _refresh(tenant, console_client)
+    for status in ("review", "approved"):
+        client.post(reverse("console:refresh-status", kwargs={"pk": refresh.pk}), {"status": status})
+    response = client.post(reverse("console:refresh-send", kwargs={"pk": refresh.pk}), {"at": "2020-01-06T09:00"})
+    assert response.status_code == 400
+    page = text_of(response)
+    assert 'value="2020-01-06T09:00"' in page and 'id="refresh-at-error"' in page
+    assert summary_links(page) == ["#refresh-at"]
