@@ -174,3 +174,24 @@ def test_a_refused_refresh_time_shows_the_refresh_again_with_the_time_typed(cons
     page = text_of(response)
     assert 'value="2020-01-06T09:00"' in page and 'id="refresh-at-error"' in page
     assert summary_links(page) == ["#refresh-at"]
+
+
+# The review screen's forms
+
+
+def test_a_refused_review_link_shows_the_review_screen_again_with_the_message_beside_the_passcode(console_client, tenant):
+    content = make_content(tenant, status=ContentStatus.REVIEW)
+    response = console_client(tenant.owner).post(reverse("console:review-link-create", kwargs={"pk": content.pk}), {"days": "30", "passcode": "abc"})
+    assert response.status_code == 400
+    page = text_of(response)
+    assert 'id="link-days" name="days" type="number" min="1" max="90" value="30"' in page and 'value="abc"' not in page
+    assert summary_links(page) == ["#link-passcode"]
+    assert "field__error" in page[page.index('<label for="link-passcode">') :].split("</div>")[0]
+
+
+def test_a_refused_comment_keeps_the_text_typed(console_client, tenant):
+    content = make_content(tenant, status=ContentStatus.REVIEW)
+    response = console_client(tenant.owner).post(reverse("console:comment-create", kwargs={"pk": content.pk}), {"body": "A comment typed", "parent_id": "999999"})
+    assert response.status_code == 400
+    page = text_of(response)
+    assert ">A comment typed</textarea>" in page and summary_links(page) == ["#comment-body"]
