@@ -166,6 +166,16 @@ def test_the_editor_asks_before_leaving_unsaved_work_autosaves_it_and_saves_on_c
     page.wait_for_url(re.compile(r".*\?autosave=\d+$"))
     body_editor(page).get_by_text("Work that must not be lost.").wait_for()
     screens.capture("74-editor-autosave-restored")
+    # The same offer in dark mode.
+    dark = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark", storage_state=page.context.storage_state())
+    dark_page = dark.new_page()
+    dark_page.set_default_timeout(TIMEOUT_MS)
+    dark_screens = Screens(dark_page, output_dir, base)
+    dark_page.goto(editor_url)
+    dark_page.get_by_role("link", name="Restore them in the editor").wait_for()
+    dark_screens.capture("74-editor-autosave-offered-dark")
+    assert dark_screens.serious() == {}, dark_screens.serious()
+    dark.close()
 
     # Ctrl+S saves the article.
     type_into(page.get_by_label("Excerpt"), "Saved with the keyboard")

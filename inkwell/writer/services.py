@@ -69,7 +69,6 @@ PUBLISHABLE_STATUSES = frozenset({ContentStatus.APPROVED, ContentStatus.PUBLISHE
 REVISED_FIELDS = ("title", "html", "meta_title", "meta_description")
 AUTOSAVES_KEPT = 3
 CONCURRENT_MODIFICATION_CODE = "concurrent_modification"
-CONCURRENT_MODIFICATION_ERROR = "The content was changed by someone else since you opened it"
 CONCURRENT_MODIFICATION = "This change was made from version {based_on}, but the content is at version {current} now: reload it and make the change again"
 IDEA_TAKEN = "This idea already has a task"
 IDEA_NOT_IN_SITE = "Idea must belong to the selected site"
@@ -285,11 +284,7 @@ def content_update(*, account: Account, content: Content, user: User | None, **f
     current = Content.objects.for_account(account).select_for_update().get(pk=content.pk)
     based_on = fields.pop("version", None)
     if based_on is not None and based_on != current.version:
-        raise Conflict(
-            {"version": [CONCURRENT_MODIFICATION.format(based_on=based_on, current=current.version)]},
-            error=CONCURRENT_MODIFICATION_ERROR,
-            code=CONCURRENT_MODIFICATION_CODE,
-        )
+        raise Conflict({"version": [CONCURRENT_MODIFICATION.format(based_on=based_on, current=current.version)]}, code=CONCURRENT_MODIFICATION_CODE)
     sector = fields.get("sector")
     if sector is not None and sector.site_id != current.site_id:
         raise ValidationError({"sector_id": [SECTOR_NOT_IN_SITE]})
