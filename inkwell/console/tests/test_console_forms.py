@@ -195,3 +195,10 @@ def test_a_refused_comment_keeps_the_text_typed(console_client, tenant):
     assert response.status_code == 400
     page = text_of(response)
     assert ">A comment typed</textarea>" in page and summary_links(page) == ["#comment-body"]
+
+
+def test_revisions_name_an_autosave_as_one(console_client, tenant):
+    content = make_content(tenant)
+    client = console_client(tenant.owner)
+    client.post(f"/app/content/{content.pk}/autosave/", {"title": "Typed", "html": "<p>Typed</p>"})
+    assert "autosave, not saved" in text_of(client.get(f"/app/content/{content.pk}/revisions/"))

@@ -341,7 +341,7 @@ class RevisionsView(ConsoleView):
     def get(self, request, pk):
         content = content_of(request, pk)
         revisions = selectors.revisions_of(request.account, content)
-        listed = list(revisions.select_related("created_by").only("pk", "status", "created_at", "created_by__email")[:REVISIONS_LISTED])
+        listed = list(revisions.select_related("created_by").only("pk", "status", "is_autosave", "created_at", "created_by__email")[:REVISIONS_LISTED])
         a_key = request.GET.get("a") or (str(listed[0].pk) if listed else "current")
         b_key = request.GET.get("b") or "current"
         wanted = [int(key) for key in (a_key, b_key) if key.isdigit()]
