@@ -96,6 +96,9 @@ def test_a_refused_form_keeps_what_was_typed_with_the_message_beside_its_field(b
         # The editor: a paragraph and an excerpt typed, the title three spaces.
         page.goto(f"{base}/app/content/{ids['article']}/")
         body_editor(page).wait_for()
+        # The body follows the colour scheme (django-prose-editor paints it white unless told).
+        background = body_editor(page).evaluate("region => getComputedStyle(region).backgroundColor")
+        assert background == ("rgb(26, 31, 39)" if scheme == "dark" else "rgb(255, 255, 255)"), background
         type_in_body(page, "A paragraph typed before the refusal.")
         type_into(page.get_by_label("Excerpt"), "An excerpt typed before the refusal")
         type_into(page.get_by_label("Title", exact=True), "   ")
