@@ -42,6 +42,7 @@ urlpatterns = [
     path("clusters/<int:pk>/", planner.ClusterView.as_view(), name="cluster"),
     path("tasks/<int:pk>/generate/", writer.GenerateDraftView.as_view(), name="generate-draft"),
     path("content/<int:pk>/", writer.ContentEditorView.as_view(), name="content"),
+    path("content/<int:pk>/autosave/", writer.AutosaveView.as_view(), name="content-autosave"),
     path("content/<int:pk>/status/", writer.ContentStatusView.as_view(), name="content-status"),
     path("content/<int:pk>/images/", writer.GenerateImagesView.as_view(), name="generate-images"),
     path("content/<int:pk>/optimize/", writer.OptimizeView.as_view(), name="optimize"),

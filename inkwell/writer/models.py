@@ -131,6 +131,9 @@ class Content(AccountOwnedModel):
     quality_summary = models.JSONField(default=dict, blank=True)
     quality_override_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     quality_override_at = models.DateTimeField(null=True, blank=True)
+    # One more with every change an update makes: a save based on an older version is refused
+    # (409 ``concurrent_modification``), so two people editing one article never overwrite each other.
+    version = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -154,14 +157,19 @@ class Content(AccountOwnedModel):
 
 
 class ContentRevision(AccountOwnedModel):
-    """The content as it was before a change of its body or SEO fields."""
+    """The content as it was before a change of its body or SEO fields; or, marked
+    ``is_autosave``, what a person had typed in the editor and not saved (kept by the editor's
+    autosave, and when a save of theirs was refused as a concurrent modification)."""
 
     content = models.ForeignKey(Content, on_delete=models.CASCADE, related_name="revisions")
     title = models.CharField(max_length=300)
     html = models.TextField(blank=True)
+    excerpt = models.TextField(blank=True)
     meta_title = models.CharField(max_length=60, blank=True)
     meta_description = models.CharField(max_length=160, blank=True)
+    focus_keyword = models.CharField(max_length=255, blank=True)
     status = models.CharField(max_length=10, choices=ContentStatus.choices)
+    is_autosave = models.BooleanField(default=False)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -169,7 +177,11 @@ class ContentRevision(AccountOwnedModel):
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["content", "-created_at"], name="revision_content_recent")]
+        indexes = [
+            models.Index(fields=["content", "-created_at"], name="revision_content_recent"),
+            # A person's autosaves of an article, newest first: offered back, and pruned.
+            models.Index(fields=["content", "created_by", "-created_at"], condition=models.Q(is_autosave=True), name="revision_autosaves"),
+        ]
 
 
 def image_upload_to(image: "Image", filename: str) -> str:

@@ -21,11 +21,29 @@ from inkwell.writer.models import Brief, CommentMention, CommentReadMarker, Cont
 REVIEW_LINK_SALT = "inkwell.writer.review-link"
 
 DIFFED_FIELDS = ("title", "meta_title", "meta_description", "html")
+# What an autosave keeps: every field of the editor's form.
+AUTOSAVED_FIELDS = ("title", "html", "excerpt", "meta_title", "meta_description", "focus_keyword")
 
 
 def revisions_of(account: Account, content: Content) -> QuerySet:
     """The content's earlier versions, newest first."""
     return ContentRevision.objects.for_account(account).filter(content=content)
+
+
+def autosaves_of(account: Account, content: Content, *, user) -> QuerySet:
+    """``user``'s autosaves of the content (what they typed in the editor and did not save), newest first."""
+    return ContentRevision.objects.for_account(account).filter(content=content, created_by=user, is_autosave=True).order_by("-created_at", "-id")
+
+
+def unsaved_autosave(account: Account, content: Content, *, user) -> ContentRevision | None:
+    """``user``'s newest autosave of the content when it is newer than the content's last edit and
+    differs from it: work the editor offers back. None otherwise."""
+    autosave = autosaves_of(account, content, user=user).only("id", "created_at", *AUTOSAVED_FIELDS).first()
+    if autosave is None or (content.last_edited_at is not None and autosave.created_at <= content.last_edited_at):
+        return None
+    if all(getattr(autosave, name) == getattr(content, name) for name in AUTOSAVED_FIELDS):
+        return None
+    return autosave
 
 
 def _lines(text: str) -> list[str]:

@@ -212,8 +212,10 @@ class ContentListItemSerializer(serializers.ModelSerializer):
             "external_url",
             "created_at",
             "updated_at",
+            "version",
         ]
         read_only_fields = fields
+        extra_kwargs = {"version": {"help_text": "One more with every change: send it back with an update to refuse a concurrent modification (409)."}}
 
 
 class ContentSerializer(ContentListItemSerializer):
@@ -310,6 +312,20 @@ class ContentUpdateInputSerializer(ContentFieldsMixin):
     title = required_text(300)
     sector_id = WriterSectorField(source="sector", required=False, allow_null=True)
     status = serializers.ChoiceField(choices=ContentStatus.choices, required=False, error_messages={"invalid_choice": INVALID_STATUS})
+    version = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_ID,
+        required=False,
+        help_text="The content's `version` the change was made from. When the content is at another version "
+        "(someone else changed it since), nothing changes and the answer is 409 `concurrent_modification`. "
+        "Without it, the change applies to whatever the content is now.",
+    )
+
+
+class ContentAutosaveInputSerializer(ContentFieldsMixin):
+    """What the editor keeps of unsaved typing: the title may be empty while it is being written."""
+
+    title = serializers.CharField(max_length=300, required=False, allow_blank=True)
 
 
 class ContentRevisionSerializer(serializers.ModelSerializer):
@@ -318,8 +334,24 @@ class ContentRevisionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = ContentRevision
-        fields = ["id", "content_id", "title", "html", "meta_title", "meta_description", "status", "created_by_id", "created_at"]
+        fields = [
+            "id",
+            "content_id",
+            "title",
+            "html",
+            "excerpt",
+            "meta_title",
+            "meta_description",
+            "focus_keyword",
+            "status",
+            "is_autosave",
+            "created_by_id",
+            "created_at",
+        ]
         read_only_fields = fields
+        extra_kwargs = {
+            "is_autosave": {"help_text": "What a person typed in the console's editor and did not save (its autosave); not a version the content had."},
+        }
 
 
 class ScheduleInputSerializer(serializers.Serializer):

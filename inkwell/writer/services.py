@@ -55,7 +55,7 @@ from inkwell.writer.models import (
 )
 from inkwell.writer.overlaps import flag_new_tasks
 from inkwell.writer.sanitize import article_text, clean_html, plain_text, visible_word_count
-from inkwell.writer.selectors import IMAGE_GENERATION, PROMPT_EXTRACTION, image_count, image_settings
+from inkwell.writer.selectors import AUTOSAVED_FIELDS, IMAGE_GENERATION, PROMPT_EXTRACTION, image_count, image_settings
 from inkwell.writer.signals import content_approved
 
 GENERATE_CONTENT = "writer.generate_content"
@@ -71,6 +71,9 @@ TRANSITIONS = {
 PUBLISHABLE_STATUSES = frozenset({ContentStatus.APPROVED, ContentStatus.PUBLISHED})
 # A change of any of these keeps the previous version as a revision.
 REVISED_FIELDS = ("title", "html", "meta_title", "meta_description")
+AUTOSAVES_KEPT = 3
+CONCURRENT_MODIFICATION_CODE = "concurrent_modification"
+CONCURRENT_MODIFICATION = "This change was made from version {based_on}, but the content is at version {current} now: reload it and make the change again"
 IDEA_TAKEN = "This idea already has a task"
 IDEA_NOT_IN_SITE = "Idea must belong to the selected site"
 TAXONOMY_NOT_IN_SITE = "Taxonomy must belong to the content's site"
@@ -288,8 +291,14 @@ def content_update(*, account: Account, content: Content, user: User | None, aut
     (``automatic`` false) may approve a draft that does not pass, and that is recorded
     (``quality_override_by``, ``quality_override_at``, and the approval's note); automation
     approves only through ``content_auto_review``.
+    ``version``, when given, is the version the change was made from: another one is a concurrent
+    modification (409 ``concurrent_modification``), and nothing changes. Every update that changes
+    something makes the content's version one more.
     """
     current = Content.objects.for_account(account).select_for_update().get(pk=content.pk)
+    based_on = fields.pop("version", None)
+    if based_on is not None and based_on != current.version:
+        raise Conflict({"version": [CONCURRENT_MODIFICATION.format(based_on=based_on, current=current.version)]}, code=CONCURRENT_MODIFICATION_CODE)
     sector = fields.get("sector")
     if sector is not None and sector.site_id != current.site_id:
         raise ValidationError({"sector_id": [SECTOR_NOT_IN_SITE]})
@@ -310,8 +319,10 @@ def content_update(*, account: Account, content: Content, user: User | None, aut
             content=current,
             title=current.title,
             html=current.html,
+            excerpt=current.excerpt,
             meta_title=current.meta_title,
             meta_description=current.meta_description,
+            focus_keyword=current.focus_keyword,
             status=current.status,
             created_by=user,
         )
@@ -342,6 +353,8 @@ def content_update(*, account: Account, content: Content, user: User | None, aut
         )
     current.status = status
     current.word_count = visible_word_count(current.html)
+    if changed:
+        current.version += 1
     current.save()
     if taxonomies is not None:
         current.taxonomies.set(taxonomies)
@@ -358,6 +371,26 @@ def content_update(*, account: Account, content: Content, user: User | None, aut
         webhooks.enqueue_event(account_id=account.pk, type=EventType.CONTENT_APPROVED, data=webhook_data(current))
         content_approved.send(sender=Content, content=current)
     return current
+
+
+def content_autosave(*, account: Account, content: Content, user: User, **fields) -> ContentRevision:
+    """Keeps what ``user`` has typed in the editor and not saved (validated
+    ``ContentAutosaveInputSerializer`` values) as a revision marked ``is_autosave``; the content
+    itself does not change. A person's newest ``AUTOSAVES_KEPT`` autosaves of an article are
+    kept and older ones deleted, so autosaves never crowd out the revisions that saves make."""
+    # A title left empty is kept as typed: the person is still writing it.
+    fields = {name: plain_text(value) if name in PLAIN_TEXT_FIELDS else value for name, value in fields.items() if name in AUTOSAVED_FIELDS}
+    if "html" in fields:
+        fields["html"] = clean_html(fields["html"])
+    kept = {name: getattr(content, name) for name in AUTOSAVED_FIELDS}
+    revision = ContentRevision.objects.create(
+        account=account, content=content, status=content.status, is_autosave=True, created_by=user, **{**kept, **fields}
+    )
+    autosaves = ContentRevision.objects.for_account(account).filter(content=content, created_by=user, is_autosave=True)
+    stale = list(autosaves.order_by("-created_at", "-id").values_list("pk", flat=True)[AUTOSAVES_KEPT:])
+    if stale:
+        ContentRevision.objects.for_account(account).filter(pk__in=stale).delete()
+    return revision
 
 
 def webhook_data(content: Content) -> dict:

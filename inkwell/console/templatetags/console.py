@@ -47,9 +47,10 @@ def outside_link(url) -> str:
 
 
 @register.simple_tag(takes_context=True)
-def when(context, moment: datetime | None, style: str = "j M Y, H:i", empty: str = "") -> str:
+def when(context, moment: datetime | None, style: str = "j M Y, H:i", empty: str = "", text: bool = False) -> str:
     """A moment as the console shows every time: in the zone of the site in view, with that zone
-    named ("27 Nov 2026, 20:26 CET"), and the UTC time on hover. ``empty`` when there is none.
+    named ("27 Nov 2026, 20:26 CET"), and the UTC time on hover. ``empty`` when there is none;
+    ``text``: the words alone, where no markup may stand (an ``<option>``).
 
     The zone comes from the page's ``display_zone`` (``ConsoleView.page``), read only when a
     template shows a time."""
@@ -58,6 +59,8 @@ def when(context, moment: datetime | None, style: str = "j M Y, H:i", empty: str
     zone = context.get("display_zone")
     zone = ZoneInfo((zone() if callable(zone) else zone) or "UTC")
     local, utc = moment.astimezone(zone), moment.astimezone(UTC)
+    if text:
+        return f"{date_format(local, style)} {local.tzname()}"
     return format_html(
         '<time datetime="{}" title="{} UTC">{} {}</time>',
         utc.isoformat().replace("+00:00", "Z"),

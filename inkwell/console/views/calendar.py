@@ -18,11 +18,12 @@ from rest_framework.exceptions import ValidationError
 
 from inkwell.api.exceptions import OutsidePublishingRules
 from inkwell.console.base import ConsoleView, get_scoped, refusal_messages, scoped, validated
+from inkwell.console.views.forms import FormSubmission
 from inkwell.console.views.library import SiteView
 from inkwell.publishing import selectors, services
 from inkwell.sitesettings.slots import local_instant
 from inkwell.writer import serializers as writer_serializers
-from inkwell.writer.models import Content
+from inkwell.writer.models import Content, SiteStatus
 
 MONTH, WEEK, DAY = "month", "week", "day"
 # Items listed in a day of the month and of the week; the rest are a link to the day away.
@@ -87,40 +88,44 @@ class CalendarView(SiteView):
 
     def get(self, request, site_id):
         site = self.site_of(request, site_id)
-        tz = ZoneInfo(site.time_zone)
-        mode, anchor = mode_of(request.GET.get("view", "")), anchor_of(site, request.GET.get("date", ""))
-        first, last = shown_days(mode, anchor)
-        now = timezone.now()
-        calendar = selectors.publishing_calendar(site, first_day=first, last_day=last, now=now, items_per_day=ITEMS_SHOWN[mode])
-        previous, following = neighbours(mode, anchor)
-        chosen = request.GET.get("at", "")
-        selected = selected_item(calendar, request.GET.get("item", ""))
-        ready = list(selectors.schedulable_content(site)[:READY_LISTED]) if request.user.role_name in self.write_roles else []
-        return self.page(
-            request,
-            {
-                "site": site,
-                "calendar": calendar,
-                "mode": mode,
-                "anchor": anchor,
-                "weekday_names": WEEKDAY_NAMES,
-                "month_used": next(day.used["month"] for day in calendar.days if day.day == anchor),
-                "weeks": [calendar.days[index : index + 7] for index in range(0, len(calendar.days), 7)],
-                "previous_url": calendar_url(site.pk, mode=mode, day=previous),
-                "next_url": calendar_url(site.pk, mode=mode, day=following),
-                "today_url": calendar_url(site.pk, mode=mode, day=site_today(site)),
-                "month_url": calendar_url(site.pk, mode=MONTH, day=anchor),
-                "week_url": calendar_url(site.pk, mode=WEEK, day=anchor),
-                "day_url": calendar_url(site.pk, mode=DAY, day=anchor),
-                "here": urlencode({"view": mode, "date": anchor.isoformat()}),
-                "selected": selected,
-                "selected_local": selected.local.strftime(LOCAL_INPUT_FORMAT) if selected else "",
-                "zone_now": now.astimezone(tz),
-                "ready": ready,
-                "chosen": chosen if _local_datetime(chosen) else "",
-                "min_local": now.astimezone(tz).strftime(LOCAL_INPUT_FORMAT),
-            },
-        )
+        return self.page(request, calendar_context(self, request, site, request.GET))
+
+
+def calendar_context(view: ConsoleView, request, site, query) -> dict:
+    """The calendar of ``site`` as ``query`` asks for it (``view``, ``date``, the selected ``item``,
+    the ``at`` chosen): from the address of the page, or from a refused schedule or move, which
+    shows the calendar again with the time typed and the message beside it."""
+    tz = ZoneInfo(site.time_zone)
+    mode, anchor = mode_of(query.get("view", "")), anchor_of(site, query.get("date", ""))
+    first, last = shown_days(mode, anchor)
+    now = timezone.now()
+    calendar = selectors.publishing_calendar(site, first_day=first, last_day=last, now=now, items_per_day=ITEMS_SHOWN[mode])
+    previous, following = neighbours(mode, anchor)
+    chosen = query.get("at", "")
+    selected = selected_item(calendar, query.get("item", ""))
+    ready = list(selectors.schedulable_content(site)[:READY_LISTED]) if request.user.role_name in view.write_roles else []
+    return {
+        "site": site,
+        "calendar": calendar,
+        "mode": mode,
+        "anchor": anchor,
+        "weekday_names": WEEKDAY_NAMES,
+        "month_used": next(day.used["month"] for day in calendar.days if day.day == anchor),
+        "weeks": [calendar.days[index : index + 7] for index in range(0, len(calendar.days), 7)],
+        "previous_url": calendar_url(site.pk, mode=mode, day=previous),
+        "next_url": calendar_url(site.pk, mode=mode, day=following),
+        "today_url": calendar_url(site.pk, mode=mode, day=site_today(site)),
+        "month_url": calendar_url(site.pk, mode=MONTH, day=anchor),
+        "week_url": calendar_url(site.pk, mode=WEEK, day=anchor),
+        "day_url": calendar_url(site.pk, mode=DAY, day=anchor),
+        "here": urlencode({"view": mode, "date": anchor.isoformat()}),
+        "selected": selected,
+        "selected_local": selected.local.strftime(LOCAL_INPUT_FORMAT) if selected else "",
+        "zone_now": now.astimezone(tz),
+        "ready": ready,
+        "chosen": chosen if _local_datetime(chosen) else "",
+        "min_local": now.astimezone(tz).strftime(LOCAL_INPUT_FORMAT),
+    }
 
 
 def _local_datetime(value: str) -> datetime | None:
@@ -153,15 +158,26 @@ def back_to_calendar(view: ConsoleView, request, content: Content, *, at: dateti
     return view.done(request, calendar_url(site.pk, mode=mode, day=day, **notice))
 
 
-class ScheduleView(ConsoleView):
+class ScheduleView(FormSubmission):
     """Schedules (or moves) an approved article: into the next free slot (``when=next``), or at a
     chosen wall-clock time of the site's time zone (``at``). The editorial gate and an active CMS
-    integration are checked by the schedule itself (409)."""
+    integration are checked by the schedule itself (409). A refused time shows the calendar again,
+    the article selected (a move) or listed as ready (a schedule) with the time typed beside the
+    message."""
 
     module = "publisher"
     model = Content
+    template_name = CalendarView.template_name
+    field_labels = {"scheduled_publish_at": "Publishing time"}
 
-    def post(self, request, pk):
+    def context(self, request, *, pk, submitted) -> dict:
+        content = content_on_site(request, pk)
+        query = {"view": submitted.get("view", ""), "date": submitted.get("date", ""), "item": str(content.pk), "at": submitted.get("at", "")}
+        anchor = "move-at" if content.site_status == SiteStatus.SCHEDULED else f"at-{content.pk}"
+        self.field_anchors = {"scheduled_publish_at": anchor, "at": anchor}
+        return {**calendar_context(self, request, content.site, query), "refused_content_id": content.pk}
+
+    def save(self, request, pk):
         content = content_on_site(request, pk)
         if request.POST.get("when") == "next":
             result = services.schedule_in_next_slot(content=content)

@@ -26,6 +26,7 @@ from inkwell.console.base import (
     validated,
 )
 from inkwell.console.views.calendar import LOCAL_INPUT_FORMAT, chosen_instant
+from inkwell.console.views.forms import FormsView, FormSubmission
 from inkwell.console.views.library import SiteView
 from inkwell.console.views.planner import job_started
 from inkwell.optimizer import services as optimizer_services
@@ -185,46 +186,55 @@ class StartRefreshView(ConsoleView):
         return self.done(request, reverse("console:refresh", kwargs={"pk": refresh.pk}))
 
 
-class RefreshView(ConsoleView):
-    """A refresh of a live article: its text, its review, and sending it now or at a time."""
+REFRESH_FIELDS = ("title", "html", "meta_title", "meta_description")
+
+
+class RefreshView(FormsView):
+    """A refresh of a live article: its text, its review, and sending it now or at a time. A
+    refused save shows the page again with the text typed and the messages beside the fields."""
 
     module = "writer"
     model = ContentRefresh
     template_name = "console/pages/refresh.html"
 
-    def get(self, request, pk):
-        refresh = refresh_of(request, pk)
-        remember_site(request, refresh.site_id)
-        may_write = request.user.role_name in self.write_roles
-        may_decide = may_write or request.user.role_name in CONTENT_REVIEWER_ROLES
-        editable = refresh.send_status in (RefreshSendStatus.NOT_SENT, RefreshSendStatus.FAILED)
-        transitions = [
-            (status, REFRESH_TRANSITION_LABELS[(refresh.status, status)])
-            for status in sorted(TRANSITIONS.get(refresh.status, ()))
-            if (refresh.status, status) in REFRESH_TRANSITION_LABELS and (may_write or (refresh.status, status) in REVIEWER_DECISIONS)
-        ]
-        tz = refresh.site.time_zone
-        return self.page(
-            request,
-            {
-                "site": refresh.site,
-                "refresh": refresh,
-                "content": refresh.content,
-                "may_edit": may_write and editable,
-                "transitions": transitions if may_decide and editable else [],
-                "min_local": timezone.now().astimezone(ZoneInfo(tz)).strftime(LOCAL_INPUT_FORMAT),
-                "scheduled_local": refresh.scheduled_at.astimezone(ZoneInfo(tz)) if refresh.scheduled_at else None,
-                "records": refresh.publishing_records.order_by("-created_at", "-id")[:10],
-                "ai_cost": cost_of(operation_type=optimizer_services.OPERATION, units=1),
-            },
-        )
+    def context(self, request, *, pk, submitted=None) -> dict:
+        return refresh_context(self, request, pk=pk, submitted=submitted)
 
-    def post(self, request, pk):
+    def save(self, request, pk):
         refresh = refresh_of(request, pk)
-        values = {name: request.POST.get(name, "") for name in ("title", "html", "meta_title", "meta_description")}
+        values = {name: request.POST.get(name, "") for name in REFRESH_FIELDS}
         data = validated(refresh_s.RefreshUpdateInputSerializer, request, values, partial=True)
         writer_services.refresh_update(account=request.account, refresh=refresh, user=request.user, **data)
         return self.done(request, reverse("console:refresh", kwargs={"pk": refresh.pk}) + "?saved=1")
+
+
+def refresh_context(view: ConsoleView, request, *, pk, submitted=None) -> dict:
+    """The refresh page; after a refused save or send, with what was typed (the text, or the time)."""
+    refresh = refresh_of(request, pk)
+    remember_site(request, refresh.site_id)
+    may_write = request.user.role_name in view.write_roles
+    may_decide = may_write or request.user.role_name in CONTENT_REVIEWER_ROLES
+    editable = refresh.send_status in (RefreshSendStatus.NOT_SENT, RefreshSendStatus.FAILED)
+    transitions = [
+        (status, REFRESH_TRANSITION_LABELS[(refresh.status, status)])
+        for status in sorted(TRANSITIONS.get(refresh.status, ()))
+        if (refresh.status, status) in REFRESH_TRANSITION_LABELS and (may_write or (refresh.status, status) in REVIEWER_DECISIONS)
+    ]
+    tz = refresh.site.time_zone
+    typed_text = submitted is not None and "title" in submitted
+    return {
+        "site": refresh.site,
+        "refresh": refresh,
+        "content": refresh.content,
+        "values": {name: submitted.get(name, "") if typed_text else getattr(refresh, name) for name in REFRESH_FIELDS},
+        "chosen_at": submitted.get("at", "") if submitted is not None else "",
+        "may_edit": may_write and editable,
+        "transitions": transitions if may_decide and editable else [],
+        "min_local": timezone.now().astimezone(ZoneInfo(tz)).strftime(LOCAL_INPUT_FORMAT),
+        "scheduled_local": refresh.scheduled_at.astimezone(ZoneInfo(tz)) if refresh.scheduled_at else None,
+        "records": refresh.publishing_records.order_by("-created_at", "-id")[:10],
+        "ai_cost": cost_of(operation_type=optimizer_services.OPERATION, units=1),
+    }
 
 
 class RefreshStatusView(ConsoleView):
@@ -244,13 +254,25 @@ class RefreshStatusView(ConsoleView):
         return self.done(request, reverse("console:refresh", kwargs={"pk": refresh.pk}))
 
 
-class RefreshSendView(ConsoleView):
-    """Sends the approved refresh now, or schedules it at a wall-clock time of the site (``at``)."""
+class RefreshSendView(FormSubmission):
+    """Sends the approved refresh now, or schedules it at a wall-clock time of the site (``at``);
+    a refused time shows the refresh again with the time typed beside the message."""
 
     module = "publisher"
     model = ContentRefresh
+    template_name = RefreshView.template_name
+    field_anchors = {"scheduled_at": "refresh-at"}
+    field_labels = {"scheduled_at": "Update time"}
 
-    def post(self, request, pk):
+    def refusal_of(self, exc):
+        # A time that is not one is named as the calendar's field; here it is the refresh's.
+        error, errors = super().refusal_of(exc)
+        return error, {("scheduled_at" if name == "scheduled_publish_at" else name): messages for name, messages in errors.items()}
+
+    def context(self, request, *, pk, submitted) -> dict:
+        return refresh_context(self, request, pk=pk, submitted=submitted)
+
+    def save(self, request, pk):
         refresh = refresh_of(request, pk)
         if request.POST.get("when") == "now":
             publishing.refresh_send_now(refresh=refresh, user=request.user)

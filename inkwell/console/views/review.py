@@ -16,6 +16,7 @@ from rest_framework import exceptions
 from inkwell.api import throttling
 from inkwell.api.exceptions import GENERAL_MESSAGES
 from inkwell.console.base import ConsoleView, get_scoped, refusal_messages, remember_site, render_page, scoped, validated
+from inkwell.console.views.forms import FormSubmission
 from inkwell.publishing.preview import content_preview
 from inkwell.sitesettings.selectors import effective_settings
 from inkwell.tenancy.models import CONTENT_REVIEWER_ROLES, MANAGER_ROLES
@@ -84,44 +85,61 @@ class ContentReviewView(ConsoleView):
 
     def get(self, request, pk):
         content = review_of(request, pk)
-        remember_site(request, content.site_id)
-        comments = list(selectors.comments_of(account=request.account, content=content, reader=request.user))
-        role = request.user.role_name
-        context = {
-            "site": content.site,
-            "content": content,
-            "preview": content_preview(content=content),
-            "threads": threads_of(comments),
-            "unread": sum(1 for comment in comments if comment.unread),
-            "approvals": list(selectors.approvals_of(account=request.account, content=content)[:20]),
-            "links": list(selectors.review_links_of(account=request.account, content=content)[:20]) if role in self.write_roles else [],
-            "rules": effective_settings(site=content.site).review,
-            "may_comment": role in CONTENT_REVIEWER_ROLES,
-            "mention_suggestions": selectors.mention_suggestions(account=request.account, site_id=content.site_id, reader=request.user) if role in CONTENT_REVIEWER_ROLES else [],
-            "may_share": role in self.write_roles,
-            "may_decide": role in CONTENT_REVIEWER_ROLES and content.status == ContentStatus.REVIEW,
-            "may_manage": role in MANAGER_ROLES,
-            "now": timezone.now(),
-            "new_link": request.session.pop("review_link_created", None),
-        }
-        response = self.page(request, context)
+        response = self.page(request, review_context(request, content))
         # What was shown is read now; the markers showed what was new to this visit.
         services.comments_mark_read(account=request.account, content=content, user=request.user)
         return response
+
+
+def review_context(request, content: Content, *, submitted=None) -> dict:
+    """The review screen of ``content``; after a refused comment, decision or review link, with
+    what was typed in its form (``values``: the comment, the note, the link's days; never the passcode)."""
+    remember_site(request, content.site_id)
+    comments = list(selectors.comments_of(account=request.account, content=content, reader=request.user))
+    role = request.user.role_name
+    return {
+        "site": content.site,
+        "content": content,
+        "preview": content_preview(content=content),
+        "threads": threads_of(comments),
+        "unread": sum(1 for comment in comments if comment.unread),
+        "approvals": list(selectors.approvals_of(account=request.account, content=content)[:20]),
+        "links": list(selectors.review_links_of(account=request.account, content=content)[:20]) if role in ContentReviewView.write_roles else [],
+        "rules": effective_settings(site=content.site).review,
+        "may_comment": role in CONTENT_REVIEWER_ROLES,
+        "mention_suggestions": selectors.mention_suggestions(account=request.account, site_id=content.site_id, reader=request.user) if role in CONTENT_REVIEWER_ROLES else [],
+        "may_share": role in ContentReviewView.write_roles,
+        "may_decide": role in CONTENT_REVIEWER_ROLES and content.status == ContentStatus.REVIEW,
+        "may_manage": role in MANAGER_ROLES,
+        "now": timezone.now(),
+        "new_link": request.session.pop("review_link_created", None),
+        "values": {name: submitted.get(name, "") for name in ("body", "note", "days")} if submitted is not None else {"days": "14"},
+    }
+
+
+class ReviewForm(FormSubmission):
+    """A form of the review screen: a refusal shows the screen again with what was typed."""
+
+    module = "writer"
+    model = Content
+    template_name = ContentReviewView.template_name
+    field_anchors = {"body": "comment-body", "anchor": "comment-body", "parent_id": "comment-body", "note": "note", "passcode": "link-passcode", "expires_at": "link-days"}
+    field_labels = {"body": "Comment", "anchor": "Passage", "parent_id": "Reply", "note": "What should change", "expires_at": "Expires after"}
+
+    def context(self, request, *, pk, submitted) -> dict:
+        return review_context(request, review_of(request, pk), submitted=submitted)
 
 
 def _back_to_review(content_id: int, anchor: str = "") -> str:
     return reverse("console:content-review", kwargs={"pk": content_id}) + anchor
 
 
-class CommentCreateView(ConsoleView):
+class CommentCreateView(ReviewForm):
     """A team member's comment, reply or passage comment (the API's rules and mentions)."""
 
-    module = "writer"
-    model = Content
     write_roles = CONTENT_REVIEWER_ROLES
 
-    def post(self, request, pk):
+    def save(self, request, pk):
         content = review_of(request, pk)
         data = validated(review_s.CommentCreateInputSerializer, request, comment_input(request))
         comment = services.comment_create(
@@ -174,14 +192,12 @@ class CommentDeleteView(ConsoleView):
         return self.done(request, _back_to_review(comment.content_id, "#comments"))
 
 
-class ContentDecisionView(ConsoleView):
+class ContentDecisionView(ReviewForm):
     """Approve (under the site's rules) or request changes, as owners, admins, editors and reviewers may."""
 
-    module = "writer"
-    model = Content
     write_roles = CONTENT_REVIEWER_ROLES
 
-    def post(self, request, pk):
+    def save(self, request, pk):
         content = review_of(request, pk)
         if request.POST.get("decision") == ReviewDecision.APPROVED:
             services.content_approve(account=request.account, content=content, user=request.user)
@@ -191,13 +207,10 @@ class ContentDecisionView(ConsoleView):
         return self.done(request, _back_to_review(content.pk))
 
 
-class ReviewLinkCreateView(ConsoleView):
+class ReviewLinkCreateView(ReviewForm):
     """A new review link; its address is shown once on the review screen (and kept for copying)."""
 
-    module = "writer"
-    model = Content
-
-    def post(self, request, pk):
+    def save(self, request, pk):
         content = review_of(request, pk)
         values = {"passcode": request.POST.get("passcode", "")}
         days = request.POST.get("days", "")

@@ -3,6 +3,7 @@
 from django.urls import reverse
 
 from inkwell.console.base import ConsoleView, current_site_id, get_scoped, header_sites, ids_from, remember_site, scoped, validated
+from inkwell.console.views.forms import FormsView
 from inkwell.tenancy import services
 from inkwell.tenancy import serializers as s
 from inkwell.tenancy.models import MANAGER_ROLES, Industry, Sector, Site
@@ -23,17 +24,20 @@ class HomeView(ConsoleView):
         return self.done(request, reverse("console:keywords", kwargs={"site_id": site_id}))
 
 
-class SiteNewView(ConsoleView):
+class SiteNewView(FormsView):
     """Step 1 of the first site (owners and admins, as ``POST /auth/sites/``)."""
 
     write_roles = MANAGER_ROLES
     template_name = "console/pages/site_new.html"
     fields = ("name", "domain", "time_zone")
 
-    def get(self, request):
-        return self.page(request, {"values": {"time_zone": "UTC"}, "errors": {}, "time_zones": COMMON_TIME_ZONES})
+    def context(self, request, *, submitted=None) -> dict:
+        values = {"time_zone": "UTC"}
+        if submitted is not None:
+            values = {name: submitted.get(name, "") for name in self.fields}
+        return {"values": values, "time_zones": COMMON_TIME_ZONES}
 
-    def post(self, request):
+    def save(self, request):
         values = {name: request.POST.get(name, "") for name in self.fields}
         site = services.site_create(account=request.account, **validated(s.SiteInputSerializer, request, values))
         return self.done(request, reverse("console:site-sectors", kwargs={"site_id": site.pk}))

@@ -3,11 +3,13 @@ meta with their limits, images, the optimizer's score, internal links, revisions
 
 from django import forms
 from django.core.paginator import Paginator
+from django.http import HttpResponse
 from django.urls import reverse
 from django_prose_editor.fields import ProseEditorFormField
 
 from inkwell.billing.services import cost_of
 from inkwell.console.base import ConsoleView, get_scoped, remember_site, scoped, validated
+from inkwell.console.views.forms import FormsView
 from inkwell.console.views.library import SiteView
 from inkwell.console.views.performance import article_chart
 from inkwell.console.views.planner import job_started
@@ -21,13 +23,16 @@ from inkwell.writer import quality as writer_quality
 from inkwell.writer import selectors, services
 from inkwell.writer import image_serializers as image_s
 from inkwell.writer import serializers as s
-from inkwell.writer.models import Content, ContentRefresh, ContentStatus, Image, RefreshSendStatus, SiteStatus, Task, TaskStatus
+from inkwell.writer.models import Content, ContentRefresh, ContentRevision, ContentStatus, Image, RefreshSendStatus, SiteStatus, Task, TaskStatus
+from inkwell.writer.sanitize import clean_html
 from inkwell.writer.services import GENERATE_CONTENT, TRANSITIONS
 
 PAGE_SIZE = 50
 # Versions offered in the comparison's menus (the newest); any older one is reached by its id in ?a= or ?b=.
 REVISIONS_LISTED = 50
 EDITED_FIELDS = ("title", "html", "excerpt", "meta_title", "meta_description", "focus_keyword")
+SAVED_BY_SOMEONE_ELSE = "Someone else saved this article while you were editing: your version and theirs are below, choose what to keep"
+FIELD_LABELS = {"title": "Title", "html": "Body", "excerpt": "Excerpt", "meta_title": "Meta title", "meta_description": "Meta description", "focus_keyword": "Focus keyword"}
 # The limits the API checks (writer.serializers), shown beside the fields as people type.
 LIMITS = {"title": 300, "excerpt": 1000, "meta_title": s.META_TITLE_MAX, "meta_description": s.META_DESCRIPTION_MAX}
 # What the editor's toolbar offers: what an article body needs, no more (the service sanitises anyway).
@@ -164,16 +169,53 @@ def quality_view(content: Content) -> dict:
     return {"passed": report.passed, "findings": findings, "paragraphs": [paragraph for paragraph in paragraphs if paragraph], "failing": report.scores.get("failing", [])}
 
 
-class ContentEditorView(ConsoleView):
-    """The editor: GET shows the article, POST saves the edited fields (``content_update``)."""
+def edited_values(source) -> dict:
+    """The editor's fields as a form sends them (every one, empty when left out)."""
+    return {name: source.get(name, "") for name in EDITED_FIELDS}
+
+
+def conflicting_fields(mine: dict, theirs: Content) -> list[dict]:
+    """The fields where what the person typed and the version saved since differ, side by side;
+    bodies rendered (each sanitised as a save would)."""
+    fields = []
+    for name in EDITED_FIELDS:
+        typed, saved = mine.get(name, ""), getattr(theirs, name)
+        if name == "html":
+            typed = clean_html(typed)
+        if typed.strip() != saved.strip():
+            fields.append({"name": name, "label": FIELD_LABELS[name], "mine": typed, "theirs": saved, "is_html": name == "html"})
+    return fields
+
+
+class ContentEditorView(FormsView):
+    """The editor: GET shows the article, POST saves the edited fields (``content_update``) from
+    the ``version`` the page was opened at. A refused save shows the editor again with everything
+    typed and the messages beside the fields; a save refused because someone else saved since
+    (``concurrent_modification``) also shows their version beside the person's, and keeps the
+    person's as an autosave, so that taking the other version loses nothing. ``?autosave=<id>``
+    opens the editor with one of the person's autosaves in the form."""
 
     module = "writer"
     model = Content
     template_name = "console/pages/editor.html"
+    field_anchors = {"html": "body-label", "version": "conflict"}
+    field_labels = {"html": "Body", "version": "Not saved"}
+    conflict = False
 
-    def context(self, request, content: Content, *, values=None, errors=None) -> dict:
+    def context(self, request, *, pk, submitted=None) -> dict:
+        content = content_of(request, pk)
         remember_site(request, content.site_id)
-        values = values or {name: getattr(content, name) for name in EDITED_FIELDS}
+        values = {name: getattr(content, name) for name in EDITED_FIELDS}
+        version = content.version
+        restored = unsaved = None
+        if submitted is not None:
+            values = edited_values(submitted)
+            version = submitted.get("version", "") if not self.conflict else content.version
+        elif request.GET.get("autosave", "").isdigit():
+            restored = get_scoped(ContentRevision, request, request.GET["autosave"], queryset=selectors.autosaves_of(request.account, content, user=request.user))
+            values = {name: getattr(restored, name) for name in EDITED_FIELDS}
+        else:
+            unsaved = selectors.unsaved_autosave(request.account, content, user=request.user)
         content_images = list(scoped(Image, request).filter(content=content).order_by("position", "id"))
         may_write = request.user.role_name in self.write_roles
         transitions = [
@@ -186,7 +228,11 @@ class ContentEditorView(ConsoleView):
             "site": content.site,
             "content": content,
             "values": values,
-            "errors": errors or {},
+            "version": version,
+            "conflict": conflicting_fields(values, content) if self.conflict else None,
+            "error_summary_title": "Nothing was saved, and nothing is lost." if self.conflict else None,
+            "restored": restored,
+            "unsaved": unsaved,
             "limits": LIMITS,
             "body_form": body_form,
             # The editor's modules find each other through an inline import map: the page's
@@ -205,16 +251,42 @@ class ContentEditorView(ConsoleView):
             },
         }
 
-    def get(self, request, pk):
+    def save(self, request, pk):
         content = content_of(request, pk)
-        return self.page(request, self.context(request, content))
-
-    def post(self, request, pk):
-        content = content_of(request, pk)
-        values = {name: request.POST.get(name, "") for name in EDITED_FIELDS}
+        values = edited_values(request.POST)
+        if request.POST.get("version"):
+            values["version"] = request.POST["version"]
         data = validated(s.ContentUpdateInputSerializer, request, values, partial=True)
         services.content_update(account=request.account, content=content, user=request.user, **data)
         return self.done(request, reverse("console:content", kwargs={"pk": content.pk}) + "?saved=1")
+
+    def refusal_of(self, exc):
+        if self.conflict:
+            # The API's message tells a client to read the content again; here both versions are on the page.
+            return exc.detail, {"version": [SAVED_BY_SOMEONE_ELSE]}
+        return super().refusal_of(exc)
+
+    def refused(self, request, exc, **kwargs):
+        if getattr(exc, "code", None) == services.CONCURRENT_MODIFICATION_CODE:
+            self.conflict = True
+            typed = validated(s.ContentAutosaveInputSerializer, request, edited_values(request.POST))
+            services.content_autosave(account=request.account, content=content_of(request, kwargs["pk"]), user=request.user, **typed)
+        return super().refused(request, exc, **kwargs)
+
+
+class AutosaveView(ConsoleView):
+    """What the editor has typed and not saved, sent by the page every few seconds while the
+    person types (``content_autosave``): kept as an autosave revision, the content unchanged.
+    Answers ``204``; a refusal is the console's, with the API's status and messages."""
+
+    module = "writer"
+    model = Content
+
+    def post(self, request, pk):
+        content = content_of(request, pk)
+        typed = validated(s.ContentAutosaveInputSerializer, request, edited_values(request.POST))
+        services.content_autosave(account=request.account, content=content, user=request.user, **typed)
+        return HttpResponse(status=204)
 
 
 class ContentStatusView(ConsoleView):
@@ -307,7 +379,7 @@ class RevisionsView(ConsoleView):
     def get(self, request, pk):
         content = content_of(request, pk)
         revisions = selectors.revisions_of(request.account, content)
-        listed = list(revisions.select_related("created_by").only("pk", "status", "created_at", "created_by__email")[:REVISIONS_LISTED])
+        listed = list(revisions.select_related("created_by").only("pk", "status", "is_autosave", "created_at", "created_by__email")[:REVISIONS_LISTED])
         a_key = request.GET.get("a") or (str(listed[0].pk) if listed else "current")
         b_key = request.GET.get("b") or "current"
         wanted = [int(key) for key in (a_key, b_key) if key.isdigit()]

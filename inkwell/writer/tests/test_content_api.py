@@ -13,7 +13,7 @@ pytestmark = pytest.mark.django_db
 CONTENT = "/api/v1/writer/content/"
 LIST_FIELDS = {
     "id", "site_id", "sector_id", "task_id", "title", "slug", "excerpt", "meta_title", "meta_description", "focus_keyword", "keywords", "word_count",
-    "status", "site_status", "scheduled_publish_at", "published_at", "external_id", "external_url", "created_at", "updated_at",
+    "status", "site_status", "scheduled_publish_at", "published_at", "external_id", "external_url", "created_at", "updated_at", "version",
 }
 DETAIL_FIELDS = LIST_FIELDS | {"html", "taxonomy_ids", "quality_passed", "quality_summary", "quality_override_by_id", "quality_override_at"}
 

@@ -224,5 +224,5 @@ def test_the_revisions_route_lists_earlier_versions_newest_first(tenant, as_user
     body = response.json()
     assert body["count"] == 2
     assert [row["title"] for row in body["results"]] == ["v2", "v1"]
-    assert set(body["results"][0]) == {"id", "content_id", "title", "html", "meta_title", "meta_description", "status", "created_by_id", "created_at"}
+    assert set(body["results"][0]) == {"id", "content_id", "title", "html", "excerpt", "meta_title", "meta_description", "focus_keyword", "status", "is_autosave", "created_by_id", "created_at"}
     assert as_user(tenant.viewer).get(f"{CONTENT}{content.pk}/revisions/").status_code == 404, "the viewer has no grant to the site"

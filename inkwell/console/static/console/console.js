@@ -49,5 +49,20 @@
   });
   nameEditors();
 
+  // A refused save's summary links to each field: following a link puts the caret in the field.
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest(".error-summary a[href^='#']");
+    if (!link) return;
+    var target = document.getElementById(link.getAttribute("href").slice(1));
+    if (!target) return;
+    event.preventDefault();
+    var field = target.matches("input, select, textarea, [contenteditable]") ? target : document.getElementById(target.getAttribute("for") || "") || target;
+    var region = field.closest(".field") && field.closest(".field").querySelector("[contenteditable=true]");
+    (region || field).focus();
+    (region || field).scrollIntoView({ block: "center" });
+  });
+  var summary = document.querySelector(".error-summary");
+  if (summary) summary.focus();
+
   document.documentElement.classList.add("js");
 })();
