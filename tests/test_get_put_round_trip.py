@@ -15,6 +15,7 @@ from django.apps import apps
 from django.urls import reverse
 
 from inkwell.api.tests import assert_error
+from inkwell.writer.services import brief_propose
 from tests.routes import Route, discover_api_routes
 
 pytestmark = pytest.mark.django_db
@@ -43,6 +44,9 @@ SAVED_BY_POST = {
 
 # Routes that name their site in the query string (every automation endpoint).
 SITE_QUERY_ROUTES = {"automation-config", "automation-update-config"}
+
+# Resources of an object that exist only once made (a task's brief): the route's name → how the test makes it.
+MADE_FIRST = {"writer-task-brief": lambda task: brief_propose(account=task.account, task=task)}
 
 # Path parameters that are names, not ids: any valid one will do.
 NAMED_PATH_VALUES = {"prompt_type": "clustering"}
@@ -76,6 +80,8 @@ def round_trips(tenant) -> list[tuple[str, str, str, int | None]]:
     trips = [(read, "post", write, None) for read, write in SAVED_BY_POST.items()]
     for route in WRITE_ROUTES:
         own = _own_object(route, tenant) if "pk" in route.kwargs else None
+        if route.name in MADE_FIRST:
+            MADE_FIRST[route.name](own)
         read_name = READ_ELSEWHERE.get(route.name) or READ_IN_LIST.get(route.name)
         read_route = ROUTES[read_name] if read_name else route
         assert "get" in read_route.methods, f"{route}: a write with no GET; name its GET in READ_ELSEWHERE or READ_IN_LIST"

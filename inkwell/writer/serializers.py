@@ -458,11 +458,11 @@ class QualityThresholdsSerializer(RejectUnknownFieldsMixin, serializers.Serializ
 
 
 class SiteEditorialSerializer(serializers.Serializer):
-    site_id = serializers.IntegerField()
+    site_id = serializers.IntegerField(read_only=True)
     brief_required = serializers.BooleanField(help_text="Drafts are written from an approved brief (on for sites made since issue 35).")
     stop_at_brief = serializers.BooleanField(help_text="Automation stops at a brief that is ready and waits for a person to approve it.")
     thresholds = serializers.DictField(help_text="The thresholds saved for the site (the rest take the defaults).")
-    effective_thresholds = serializers.DictField(help_text="Every threshold the quality report applies to the site's drafts.")
+    effective_thresholds = serializers.DictField(read_only=True, help_text="Every threshold the quality report applies to the site's drafts.")
 
 
 class SiteEditorialInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
@@ -498,9 +498,9 @@ class BriefLinkSerializer(serializers.Serializer):
 
 
 class BriefSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    task_id = serializers.IntegerField()
-    site_id = serializers.IntegerField()
+    id = serializers.IntegerField(read_only=True)
+    task_id = serializers.IntegerField(read_only=True)
+    site_id = serializers.IntegerField(read_only=True)
     title = serializers.CharField()
     angle = serializers.CharField(allow_blank=True)
     reader = serializers.CharField(allow_blank=True)
@@ -510,10 +510,10 @@ class BriefSerializer(serializers.Serializer):
     questions = serializers.ListField(child=serializers.CharField())
     internal_links = BriefLinkSerializer(many=True, help_text="Live articles of the site to link to.")
     sources = BriefSourceSerializer(many=True, help_text="URLs or notes the writer must use; a claim a note contains counts as backed.")
-    status = serializers.ChoiceField(choices=("ready", "approved"))
-    approved_by_id = serializers.IntegerField(allow_null=True)
-    approved_at = serializers.DateTimeField(allow_null=True)
-    updated_at = serializers.DateTimeField()
+    status = serializers.ChoiceField(choices=("ready", "approved"), read_only=True)
+    approved_by_id = serializers.IntegerField(allow_null=True, read_only=True)
+    approved_at = serializers.DateTimeField(allow_null=True, read_only=True)
+    updated_at = serializers.DateTimeField(read_only=True)
 
 
 class BriefInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
@@ -534,7 +534,7 @@ class BriefInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
 
 
 class VoiceSerializer(serializers.Serializer):
-    site_id = serializers.IntegerField()
+    site_id = serializers.IntegerField(read_only=True)
     tone = serializers.CharField()
     person = serializers.ChoiceField(choices=("first", "second", "third"))
     reading_grade = serializers.FloatField()
@@ -542,7 +542,7 @@ class VoiceSerializer(serializers.Serializer):
     words_to_use = serializers.ListField(child=serializers.CharField())
     words_to_avoid = serializers.ListField(child=serializers.CharField())
     examples = serializers.ListField(child=serializers.CharField())
-    measured_posts = serializers.IntegerField(help_text="How many published posts the last proposal measured (0: set by hand).")
+    measured_posts = serializers.IntegerField(read_only=True, help_text="How many published posts the last proposal measured (0: set by hand).")
 
 
 class VoiceInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
