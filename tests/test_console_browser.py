@@ -208,9 +208,18 @@ def test_a_team_plans_and_writes_an_approved_article_with_images_from_the_keyboa
     press(page.locator("#results tbody input[type=checkbox]").first, "Space")
     press(page.get_by_role("button", name="Make tasks"))
 
-    # 5. The writer: the queue, a draft with progress, the editor.
+    # 5. The writer: the queue, the task's brief (a new site writes drafts from approved briefs), a draft with progress, the editor.
     page.wait_for_url("**/tasks/")
     screens.capture("13-tasks")
+    press(page.locator(".queue__item").first.get_by_role("link", name=re.compile("^Brief of ")))
+    page.wait_for_url("**/brief/")
+    press(page.get_by_role("button", name="Make the brief"))
+    page.wait_for_url("**saved=made")
+    press(page.get_by_role("button", name="Approve the brief"))
+    page.wait_for_url("**saved=approved")
+    screens.capture("13-brief")
+    press(page.get_by_role("navigation", name="Workspace").get_by_role("link", name="Tasks"))
+    page.wait_for_url("**/tasks/")
     run_job(page, page.get_by_role("button", name=re.compile("Generate draft")))
     press(page.locator("#jobs").get_by_role("link", name="See the result"))
     page.wait_for_url("**/app/content/*/")

@@ -36,7 +36,6 @@ from html.parser import HTMLParser
 
 import numpy as np
 import textstat
-from datasketch import MinHash
 
 KINDS = ("unsupported_claim", "repetition", "duplicate", "readability", "structure", "keyword")
 SHINGLE_WORDS = 5
@@ -243,9 +242,12 @@ def _identity(value: int) -> int:
     return value
 
 
-def _minhash(hashes: list[int]) -> MinHash:
+def _minhash(hashes: list[int]) -> "MinHash":  # noqa: F821
     """The MinHash of shingles already hashed to 32 bits (each shingle is hashed once, for the
     signature and the sample alike)."""
+    # Imported here: datasketch brings scipy, which every web and worker process would load at boot.
+    from datasketch import MinHash
+
     minhash = MinHash(num_perm=NUM_PERM, seed=_SEED, hashfunc=_identity)
     if hashes:
         minhash.update_batch(hashes)

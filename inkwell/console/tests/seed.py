@@ -18,6 +18,7 @@ from inkwell.planner.models import Cluster, ContentIdea, Keyword
 from inkwell.publishing.models import PublishingRecord, PublishStatus, PublishTrigger
 from inkwell.tenancy.models import IndustrySector, Sector, Site, User
 from inkwell.writer.models import (
+    Brief,
     CommentMention,
     Content,
     ContentApproval,
@@ -48,6 +49,7 @@ class SeededSite:
     run: AutomationRun
     integration: SiteIntegration
     refresh: ContentRefresh
+    task: Task
 
 
 def seed_site(site: Site, owner: User, rows: int, *, industry_sector: IndustrySector | None = None) -> SeededSite:
@@ -73,7 +75,12 @@ def seed_site(site: Site, owner: User, rows: int, *, industry_sector: IndustrySe
     ideas = ContentIdea.objects.bulk_create(
         (ContentIdea(account=account, site=site, sector=sector, cluster=clusters[n % len(clusters)], title=f"Idea {n}") for n in range(rows)), batch_size=500
     )
-    Task.objects.bulk_create((Task(account=account, site=site, sector=sector, idea=ideas[n], title=f"Task {n}") for n in range(rows)), batch_size=500)
+    tasks = Task.objects.bulk_create((Task(account=account, site=site, sector=sector, idea=ideas[n], title=f"Task {n}") for n in range(rows)), batch_size=500)
+    # Every task has its brief, half of them approved (the queue shows each one's state).
+    Brief.objects.bulk_create(
+        (Brief(account=account, site=site, task=task, title=task.title, status="approved" if n % 2 else "ready", approved_by=owner if n % 2 else None) for n, task in enumerate(tasks)),
+        batch_size=500,
+    )
     contents = Content.objects.bulk_create(
         (Content(account=account, site=site, sector=sector, title=f"Article {n}", html=BODY.format(title=f"Article {n}"), word_count=120) for n in range(rows)),
         batch_size=500,
@@ -109,7 +116,7 @@ def seed_site(site: Site, owner: User, rows: int, *, industry_sector: IndustrySe
     seed_team(site, owner, rows)
     integration = seed_publishing(site, contents)
     refresh = ContentRefresh.objects.create(account=account, site=site, content=content, title=content.title, html=content.html, reason="Striking distance", created_by=owner)
-    return SeededSite(site=site, sector=sector, cluster=clusters[0], content=content, image=images[0], job=job, run=run, integration=integration, refresh=refresh)
+    return SeededSite(site=site, sector=sector, cluster=clusters[0], content=content, image=images[0], job=job, run=run, integration=integration, refresh=refresh, task=tasks[1])
 
 
 def seed_automation(site: Site, owner: User, rows: int) -> AutomationRun:
@@ -211,5 +218,7 @@ def console_pages(seeded: SeededSite) -> dict[str, str]:
         "cms": f"/app/sites/{site_id}/cms/",
         "performance": f"/app/sites/{site_id}/performance/",
         "refresh": f"/app/refreshes/{seeded.refresh.pk}/",
+        "site-voice": f"/app/sites/{site_id}/voice/",
+        "brief": f"/app/tasks/{seeded.task.pk}/brief/",
     }
     return paths

@@ -15,7 +15,7 @@ from rest_framework import exceptions
 
 from inkwell.ai.prompts import PROMPTS
 from inkwell.ai.providers import PROVIDER_NAMES
-from inkwell.console.base import ConsoleView, refusal_messages, validated
+from inkwell.console.base import ConsoleView, refusal_messages, scoped, validated
 from inkwell.console.views.forms import FormsView, changed, submitted_values
 from inkwell.console.views.library import SiteView
 from inkwell.sitesettings import selectors as site_settings_selectors
@@ -28,6 +28,10 @@ from inkwell.system import services
 from inkwell.system.defaults import IMAGE_SIZES, IMAGE_STYLES, MODULE_TITLES, MODULES, PUBLISH_STATUSES, SCHEDULE_FREQUENCIES, STRUCTURES, TONES
 from inkwell.system.models import AIModelKind, IntegrationType
 from inkwell.tenancy.models import MANAGER_ROLES
+from inkwell.writer import quality as writer_quality
+from inkwell.writer import serializers as ws
+from inkwell.writer import services as writer_services
+from inkwell.writer.models import Content, SiteStatus, VoiceProfile
 
 DAY_NAMES = {"mon": "Monday", "tue": "Tuesday", "wed": "Wednesday", "thu": "Thursday", "fri": "Friday", "sat": "Saturday", "sun": "Sunday"}
 # Empty rows offered under a list of times, to add one without JavaScript.
@@ -37,6 +41,24 @@ PUBLISHING_NUMBERS = (*site_settings_selectors.LIMITS, "total_items_per_run")
 AI_MODEL_FIELDS = tuple(site_settings_selectors.AI_FIELDS)
 PERFORMANCE_FIELDS = tuple(ss.PerformanceSettingsSerializer().fields)
 REVIEW_FLAGS = tuple(ss.ReviewRulesSerializer().fields)
+EDITORIAL_FLAGS = ("brief_required", "stop_at_brief")
+# The quality report's thresholds (``inkwell.ai.quality.Thresholds``), as the form labels them.
+THRESHOLD_FIELDS = (
+    ("min_reading_ease", "Reading ease, at least", "Flesch reading ease of the body: higher is easier."),
+    ("max_grade", "Reading grade, at most", "Flesch-Kincaid grade; without a value of the site's own, the voice's grade plus two."),
+    ("max_sentence_words", "Words in a sentence, at most", ""),
+    ("max_paragraph_words", "Words in a paragraph, at most", ""),
+    ("words_per_heading", "Words per heading, at most", "At least one H2 or H3 per this many words."),
+    ("duplicate_overlap", "Overlap that makes a near-duplicate", "Between 0.05 and 1: the share of five-word phrases shared with another page of the site."),
+)
+QUALITY_KIND_LABELS = {
+    "unsupported_claim": "Claims without a source",
+    "repetition": "Repeated sentences and phrases",
+    "duplicate": "Near-duplicates of the site's pages",
+    "readability": "Readability",
+    "structure": "Structure",
+    "keyword": "Keyword coverage",
+}
 
 
 def number(value: str):
@@ -72,6 +94,37 @@ def read_performance(post) -> dict:
 
 def read_review_rules(post) -> dict:
     return {name: flag(post, name) for name in REVIEW_FLAGS}
+
+
+def read_editorial(post) -> dict:
+    """The editorial form as ``SiteEditorialInputSerializer`` input: numbers as typed, for the
+    serializer to read or refuse with its message; ``allowed.<kind>`` fields are the allowances."""
+    return {
+        **{name: flag(post, name) for name in EDITORIAL_FLAGS},
+        "thresholds": {
+            **{name: post.get(name, "").strip() for name, _label, _hint in THRESHOLD_FIELDS},
+            "allowed": {kind: post.get(f"allowed.{kind}", "").strip() for kind in QUALITY_KIND_LABELS},
+        },
+    }
+
+
+def editorial_values(answer: dict) -> dict:
+    """The site's editorial rules as the form shows them: every threshold that applies now."""
+    effective = answer["effective_thresholds"]
+    return {
+        "brief_required": answer["brief_required"],
+        "stop_at_brief": answer["stop_at_brief"],
+        "thresholds": {**{name: effective[name] for name, _label, _hint in THRESHOLD_FIELDS}, "allowed": dict(effective["allowed"])},
+    }
+
+
+def thresholds_to_save(submitted: dict, answer: dict) -> dict:
+    """What the site keeps of the validated thresholds: values it had saved, and values that differ
+    from what applies now. A threshold left alone keeps following the default (or the voice)."""
+    saved, effective = answer["thresholds"], answer["effective_thresholds"]
+    kept = {name: value for name, value in submitted.items() if name != "allowed" and (name in saved or value != effective[name])}
+    allowed = {kind: value for kind, value in submitted.get("allowed", {}).items() if kind in saved.get("allowed", {}) or value != effective["allowed"][kind]}
+    return {**kept, **({"allowed": allowed} if allowed else {})}
 
 
 def stage_value_text(name: str, value) -> str:
@@ -116,7 +169,7 @@ class SiteSettingsView(SiteView, FormsView):
     is shown against the defaults (the automation screen edits it) and the whole can be reset."""
 
     template_name = "console/pages/site_settings.html"
-    error_prefixes = {"publishing": "publishing_settings.", "ai": "ai_settings.", "performance": "performance_settings.", "review": "review_rules."}
+    error_prefixes = {"publishing": "publishing_settings.", "ai": "ai_settings.", "performance": "performance_settings.", "review": "review_rules.", "editorial": "thresholds."}
 
     def context(self, request, *, site_id, submitted=None) -> dict:
         site = self.site_of(request, site_id)
@@ -127,8 +180,14 @@ class SiteSettingsView(SiteView, FormsView):
         models = system.active_ai_models()
         account_ai = system.integration_settings(request.account, IntegrationType.AI_PROVIDER)
         account_image = system.integration_settings(request.account, IntegrationType.IMAGE_GENERATION)
+        editorial = editorial_values(writer_quality.editorial_answer(site=site))
+        if submitted is not None and submitted.get("form") == "editorial":
+            editorial = read_editorial(submitted)
         return {
             "site": site,
+            "editorial": editorial,
+            "threshold_fields": THRESHOLD_FIELDS,
+            "quality_kinds": list(QUALITY_KIND_LABELS.items()),
             "publishing": publishing,
             "slots": slots,
             "days": [(day, DAY_NAMES[day]) for day in DAYS],
@@ -157,11 +216,21 @@ class SiteSettingsView(SiteView, FormsView):
             changes = {"performance_settings": changed(read_performance(request.POST), site_settings_selectors.unified_settings(site=site)["performance_settings"])}
         elif form == "review":
             changes = {"review_rules": read_review_rules(request.POST)}
+        elif form == "editorial":
+            return self.save_editorial(request, site)
         else:
             raise Http404()
         data = validated(ss.UnifiedSettingsInputSerializer, request, changes)
         site_settings_services.unified_settings_update(site=site, changes=data)
         return self.done(request, reverse("console:site-settings", kwargs={"site_id": site.pk}) + f"?saved={form}")
+
+
+    def save_editorial(self, request, site):
+        """The brief before the draft and the quality report's thresholds (``/writer/sites/{id}/editorial/``)."""
+        data = validated(ws.SiteEditorialInputSerializer, request, read_editorial(request.POST))
+        answer = writer_quality.editorial_answer(site=site)
+        writer_services.site_editorial_update(site=site, brief_required=data["brief_required"], stop_at_brief=data["stop_at_brief"], thresholds=thresholds_to_save(data["thresholds"], answer))
+        return self.done(request, reverse("console:site-settings", kwargs={"site_id": site.pk}) + "?saved=editorial#editorial")
 
 
 class SiteSettingsResetView(SiteView):
@@ -171,6 +240,74 @@ class SiteSettingsResetView(SiteView):
         site = self.site_of(request, site_id)
         site_settings_services.site_settings_reset(site=site)
         return self.done(request, reverse("console:site-settings", kwargs={"site_id": site.pk}) + "?saved=reset")
+
+
+# A site's voice (issue 35).
+
+VOICE_LISTS = ("words_to_use", "words_to_avoid")
+PERSONS = (("first", "First person (we, our)"), ("second", "Second person (you, your)"), ("third", "Third person"))
+
+
+def words_of(text: str) -> list[str]:
+    """A list typed one entry a line or separated by commas, blanks left out."""
+    return [word.strip() for line in (text or "").splitlines() for word in line.split(",") if word.strip()]
+
+
+def read_voice(post) -> dict:
+    """The voice form as ``VoiceInputSerializer`` input; an example left empty is left out."""
+    return {
+        "tone": post.get("tone", ""),
+        "person": post.get("person", ""),
+        "reading_grade": post.get("reading_grade", "").strip(),
+        "sentence_words": post.get("sentence_words", "").strip(),
+        **{name: words_of(post.get(name, "")) for name in VOICE_LISTS},
+        "examples": [text.strip() for text in post.getlist("examples") if text.strip()],
+    }
+
+
+def voice_values(voice: VoiceProfile) -> dict:
+    return {name: getattr(voice, name) for name in ("tone", "person", "reading_grade", "sentence_words", *VOICE_LISTS, "examples", "measured_posts")}
+
+
+class SiteVoiceView(SiteView, FormsView):
+    """The site's voice (``/writer/sites/{id}/voice/``): what every writing, optimizing and
+    rewriting prompt carries. Proposed from the site's published posts (measured), edited here."""
+
+    template_name = "console/pages/site_voice.html"
+
+    def context(self, request, *, site_id, submitted=None) -> dict:
+        site = self.site_of(request, site_id)
+        voice = scoped(VoiceProfile, request).filter(site=site).first()
+        values = submitted_values(submitted, "voice", read_voice, voice_values(voice or VoiceProfile(site=site)))
+        examples = list(values["examples"])[:2]
+        return {
+            "site": site,
+            "voice": values,
+            "saved_voice": voice is not None,
+            "examples": examples + [""] * (2 - len(examples)),
+            "list_text": {name: "\n".join(values[name]) for name in VOICE_LISTS},
+            "tones": TONES,
+            "persons": PERSONS,
+            "published_posts": scoped(Content, request).filter(site=site, site_status=SiteStatus.PUBLISHED).count(),
+            "may_edit": request.user.role_name in self.write_roles,
+        }
+
+    def save(self, request, site_id):
+        site = self.site_of(request, site_id)
+        if request.POST.get("form") != "voice":
+            raise Http404()
+        writer_services.voice_update(site=site, **validated(ws.VoiceInputSerializer, request, read_voice(request.POST)))
+        return self.done(request, reverse("console:site-voice", kwargs={"site_id": site.pk}) + "?saved=voice")
+
+
+class SiteVoiceProposeView(SiteView):
+    """Measures the voice from the site's published posts (``voice/propose/``): person, sentence
+    length, reading grade, most used words and two example paragraphs; tone and words to avoid stay."""
+
+    def post(self, request, site_id):
+        site = self.site_of(request, site_id)
+        writer_services.voice_propose(site=site)
+        return self.done(request, reverse("console:site-voice", kwargs={"site_id": site.pk}) + "?saved=proposed")
 
 
 # The account's settings.

@@ -2,6 +2,7 @@
 meta with their limits, images, the optimizer's score, internal links, revisions, the workflow)."""
 
 from django import forms
+from django.http import Http404
 from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.urls import reverse
@@ -23,7 +24,7 @@ from inkwell.writer import quality as writer_quality
 from inkwell.writer import selectors, services
 from inkwell.writer import image_serializers as image_s
 from inkwell.writer import serializers as s
-from inkwell.writer.models import Content, ContentRefresh, ContentRevision, ContentStatus, Image, RefreshSendStatus, SiteStatus, Task, TaskStatus
+from inkwell.writer.models import Brief, Content, ContentRefresh, ContentRevision, ContentStatus, Image, RefreshSendStatus, SiteStatus, Task, TaskStatus
 from inkwell.writer.sanitize import clean_html
 from inkwell.writer.services import GENERATE_CONTENT, TRANSITIONS
 
@@ -82,8 +83,19 @@ class TasksView(SiteView):
         newest_content = dict(
             scoped(Content, request).filter(task_id__in=[task.pk for task in page]).order_by("task_id", "created_at", "id").values_list("task_id", "pk")
         ) if page.object_list else {}
-        rows = [{"task": task, "job_id": running.get(task.pk), "content_id": newest_content.get(task.pk), "cost": cost_of(operation_type="content_generation", units=task.word_count)} for task in page]
-        return self.page(request, {"site": site, "page_obj": page, "rows": rows, "statuses": TaskStatus.choices, "status": status})
+        briefs = dict(scoped(Brief, request).filter(task_id__in=[task.pk for task in page]).values_list("task_id", "status")) if page.object_list else {}
+        rows = [
+            {
+                "task": task,
+                "job_id": running.get(task.pk),
+                "content_id": newest_content.get(task.pk),
+                "brief": briefs.get(task.pk),
+                "cost": cost_of(operation_type="content_generation", units=task.word_count),
+            }
+            for task in page
+        ]
+        brief_required = writer_quality.site_editorial(site=site).brief_required
+        return self.page(request, {"site": site, "page_obj": page, "rows": rows, "statuses": TaskStatus.choices, "status": status, "brief_required": brief_required})
 
 
 class GenerateDraftView(ConsoleView):
@@ -391,3 +403,138 @@ class RevisionsView(ConsoleView):
             request,
             {"site": content.site, "content": content, "revisions": listed, "a": a_key, "b": b_key, "diff": selectors.version_diff(older, newer)},
         )
+
+
+# The brief before the draft (issue 35).
+
+# Live articles of the site offered as internal link targets beside the brief's own.
+LINK_CANDIDATES = 20
+URL_PREFIXES = ("http://", "https://")
+
+
+def lines_of(text: str) -> list[str]:
+    return [line.strip() for line in (text or "").splitlines() if line.strip()]
+
+
+def outline_of(text: str) -> list[dict]:
+    """One heading a line: ``### `` makes an H3 (under the H2 before it), anything else an H2."""
+    items = []
+    for line in lines_of(text):
+        level = 3 if line.startswith("###") else 2
+        items.append({"level": level, "text": line.lstrip("#").strip()})
+    return items
+
+
+def sources_of(text: str) -> list[dict]:
+    """One source a line: a line that starts with a URL is that URL and, after it, a note; any other line is a note."""
+    sources = []
+    for line in lines_of(text):
+        if line.lower().startswith(URL_PREFIXES):
+            url, _space, note = line.partition(" ")
+            sources.append({"url": url, "note": note.strip()})
+        else:
+            sources.append({"note": line})
+    return sources
+
+
+def read_brief(post) -> dict:
+    """The brief form as ``BriefInputSerializer`` input."""
+    return {
+        "title": post.get("title", "").strip(),
+        "angle": post.get("angle", "").strip(),
+        "reader": post.get("reader", "").strip(),
+        "target_length": post.get("target_length", "").strip(),
+        "keywords": lines_of(post.get("keywords", "")),
+        "questions": lines_of(post.get("questions", "")),
+        "outline": outline_of(post.get("outline", "")),
+        "sources": sources_of(post.get("sources", "")),
+        "internal_links": [{"content_id": value} for value in post.getlist("link") if value.isdigit()],
+    }
+
+
+def brief_text(brief) -> dict:
+    """The brief's lists as the form's text areas show them (the inverse of ``read_brief``)."""
+    return {
+        "keywords": "\n".join(brief["keywords"]),
+        "questions": "\n".join(brief["questions"]),
+        "outline": "\n".join(("### " if item.get("level") == 3 else "") + item.get("text", "") for item in brief["outline"]),
+        "sources": "\n".join(" ".join(part for part in (source.get("url", ""), source.get("note", "")) if part) for source in brief["sources"]),
+    }
+
+
+def errors_by_field(errors: dict) -> dict:
+    """The API's error paths of a brief (``outline.2.level``, ``sources.0.non_field_errors``) by
+    the form's field, naming the line: the lists are text areas, one entry a line."""
+    grouped: dict[str, list[str]] = {}
+    for path, messages in errors.items():
+        name, _dot, rest = path.partition(".")
+        index = rest.split(".")[0]
+        prefix = f"Line {int(index) + 1}: " if index.isdigit() and name != "internal_links" else ""
+        grouped.setdefault("link" if name == "internal_links" else name, []).extend(prefix + message for message in messages)
+    return grouped
+
+
+class BriefView(FormsView):
+    """A task's brief (``/writer/tasks/{id}/brief/``): made from the task, edited, then approved
+    (``approve_brief/``); on a site that asks for it, the draft is written only from an approved
+    brief. Everyone reads it; owners, admins and editors make, change and approve it."""
+
+    module = "writer"
+    model = Task
+    template_name = "console/pages/brief.html"
+
+    def context(self, request, *, pk, submitted=None) -> dict:
+        task = get_scoped(Task, request, pk, queryset=scoped(Task, request).select_related("site"))
+        remember_site(request, task.site_id)
+        brief = scoped(Brief, request).filter(task=task).select_related("approved_by").first()
+        values = None
+        if brief is not None:
+            values = {name: getattr(brief, name) for name in ("title", "angle", "reader", "target_length", "keywords", "questions", "outline", "sources", "internal_links")}
+            if submitted is not None and submitted.get("form") == "brief":
+                chosen = {int(value) for value in submitted.getlist("link") if value.isdigit()}
+                values = {**values, **read_brief(submitted), "internal_links": [link for link in brief.internal_links if link["content_id"] in chosen]}
+        linked = {link["content_id"] for link in (values or {}).get("internal_links", [])}
+        live = (
+            scoped(Content, request).filter(site_id=task.site_id, site_status=SiteStatus.PUBLISHED).exclude(pk__in=linked)
+            .order_by("-published_at", "-id").only("id", "title", "external_url", "slug")[:LINK_CANDIDATES]
+        )
+        return {
+            "site": task.site,
+            "task": task,
+            "brief": brief,
+            "values": values,
+            "text": brief_text(values) if values else {},
+            "candidates": [writer_quality.link_of(content) for content in live] if brief is not None else [],
+            "brief_required": writer_quality.site_editorial(site=task.site).brief_required,
+        }
+
+    def page(self, request, context, **kwargs):
+        errors = context.get("form_errors", {}).get("brief")
+        if errors:
+            context = {**context, "form_errors": {"brief": errors_by_field(errors)}}
+        return super().page(request, context, **kwargs)
+
+    def save(self, request, pk):
+        task = get_scoped(Task, request, pk)
+        form = request.POST.get("form")
+        url = reverse("console:brief", kwargs={"pk": task.pk})
+        if form == "make":
+            services.brief_propose(account=request.account, task=task)
+            return self.done(request, url + "?saved=made")
+        if form != "brief":
+            raise Http404()
+        brief = selectors.brief_of(account=request.account, task=task)
+        services.brief_update(account=request.account, brief=brief, **validated(s.BriefInputSerializer, request, read_brief(request.POST)))
+        return self.done(request, url + "?saved=brief")
+
+
+class BriefApproveView(ConsoleView):
+    """Approves the task's brief (``approve_brief/``): its drafts are written from it."""
+
+    module = "writer"
+    model = Task
+
+    def post(self, request, pk):
+        task = get_scoped(Task, request, pk)
+        services.brief_approve(account=request.account, brief=selectors.brief_of(account=request.account, task=task), user=request.user)
+        return self.done(request, reverse("console:brief", kwargs={"pk": task.pk}) + "?saved=approved")
