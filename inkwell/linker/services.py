@@ -23,7 +23,7 @@ links it added out. Rules:
   towards the maximum, so running the linker again on its own output changes nothing.
 
 ``process_content`` applies it to one article: the targets are the other articles of the same site
-of the same account (``selectors.link_targets``) and the new body is saved through the writer's
+of the same account that are live on its CMS, at their real URLs (``selectors.link_targets``) and the new body is saved through the writer's
 ``content_update``, which keeps the previous version as a revision. ``start_batch_linking`` runs
 it over many articles as a job (``linker.batch_process``, in ``jobs``). No credits are spent:
 this linking needs no AI provider.
