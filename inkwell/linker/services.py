@@ -366,6 +366,17 @@ def process_content(*, account: Account, content: Content, user: User | None, ma
     return {"content_id": current.pk, "links_added": len(links), "links": [link.as_dict() for link in links]}
 
 
+NO_LINKS_ADDED = "No internal links were added: no phrase of another article live on this site appears in linkable text here, or the article links to those articles already."
+
+
+def links_added_summary(*, links: list[dict]) -> str:
+    """What a linking run changed, in words: each link added (its anchor text and address), or that none was."""
+    if not links:
+        return NO_LINKS_ADDED
+    added = "; ".join(f"“{link['anchor_text']}” to {link['url']}" for link in links)
+    return f"Added {len(links)} internal link{'' if len(links) == 1 else 's'}: {added}."
+
+
 def content_of_one_site(*, account: Account, contents: models.QuerySet, content_ids: list[int]) -> tuple[list[int], list[int], Site]:
     """The ids among ``content_ids`` that name rows of ``contents`` (the caller's scoped queryset),
     the other ids, and the one site of the rows (400 when they span several sites, or none is found).
