@@ -86,7 +86,7 @@ def inner(args) -> dict:
     from inkwell.optimizer.selectors import analyze_content
     from inkwell.tenancy.models import Site
     from inkwell.tenancy.services import account_register
-    from inkwell.writer.models import Content
+    from inkwell.writer.models import Content, SiteStatus
     from inkwell.writer.sanitize import visible_word_count
 
     owner = account_register(email="bench-linker@example.com", password="bench-password-1")
@@ -102,6 +102,9 @@ def inner(args) -> dict:
                 site=site,
                 title=f"Guide {index}: {pairs[index][0]}",
                 slug=f"guide-{index}",
+                # Live on the site: the linker links only to articles that are.
+                site_status=SiteStatus.PUBLISHED,
+                external_url=f"https://bench.example.com/guide-{index}/",
                 html=html,
                 focus_keyword=pairs[index][0],
                 keywords=[pairs[index][0], pairs[index][1]],

@@ -46,13 +46,18 @@ def _phrases(*groups) -> tuple[str, ...]:
 
 
 def link_targets(account: Account, site_id: int) -> list[Target]:
-    """Every article of the site (of ``account`` only: the query is scoped to it), published ones
-    first, then oldest first, with the phrases that link to it (three queries)."""
+    """The articles of the site that are live on its CMS (of ``account`` only: the query is scoped
+    to it), oldest first, each at its real address, with the phrases that link to it (three queries).
+
+    An article not live yet is no target: a link to it would lead readers to a page the site does
+    not have. It becomes one when it is published, so what would link to it is offered then."""
     domain = Site.objects.for_account(account).values_list("domain", flat=True).get(pk=site_id)
     rows = list(
         Content.objects.for_account(account)
-        .filter(site_id=site_id)
-        .values("id", "title", "slug", "focus_keyword", "keywords", "site_status", "external_url", "task__cluster_id")
+        .filter(site_id=site_id, site_status=SiteStatus.PUBLISHED)
+        .exclude(external_url="")
+        .order_by("id")
+        .values("id", "title", "slug", "focus_keyword", "keywords", "external_url", "task__cluster_id")
     )
     cluster_ids = {row["task__cluster_id"] for row in rows if row["task__cluster_id"]}
     cluster_keywords: dict[int, list[str]] = defaultdict(list)
@@ -67,19 +72,15 @@ def link_targets(account: Account, site_id: int) -> list[Target]:
         for cluster_id, keyword in keywords:
             cluster_keywords[cluster_id].append(keyword)
     targets = []
-    # Published articles first: of two articles sharing a phrase, the one readers can reach gets it.
-    rows.sort(key=lambda row: (not (row["site_status"] == SiteStatus.PUBLISHED and row["external_url"]), row["id"]))
     for row in rows:
         path = content_path(row["id"], row["slug"], row["title"])
-        published = row["site_status"] == SiteStatus.PUBLISHED and row["external_url"]
-        url = row["external_url"] if published else path
         keywords = row["keywords"] if isinstance(row["keywords"], list) else []
         targets.append(
             Target(
                 content_id=row["id"],
-                url=url,
+                url=row["external_url"],
                 phrases=_phrases([row["focus_keyword"]], keywords, cluster_keywords.get(row["task__cluster_id"], ())),
-                known_urls=tuple(url for url in (row["external_url"], path, f"https://{domain}{path}") if url),
+                known_urls=(row["external_url"], path, f"https://{domain}{path}"),
                 title=row["title"],
             )
         )

@@ -23,7 +23,7 @@ links it added out. Rules:
   towards the maximum, so running the linker again on its own output changes nothing.
 
 ``process_content`` applies it to one article: the targets are the other articles of the same site
-of the same account (``selectors.link_targets``) and the new body is saved through the writer's
+of the same account that are live on its CMS, at their real URLs (``selectors.link_targets``) and the new body is saved through the writer's
 ``content_update``, which keeps the previous version as a revision. ``start_batch_linking`` runs
 it over many articles as a job (``linker.batch_process``, in ``jobs``). No credits are spent:
 this linking needs no AI provider.
@@ -364,6 +364,17 @@ def process_content(*, account: Account, content: Content, user: User | None, ma
         if links:
             content_update(account=account, content=current, user=user, html=html)
     return {"content_id": current.pk, "links_added": len(links), "links": [link.as_dict() for link in links]}
+
+
+NO_LINKS_ADDED = "No internal links were added: no phrase of another article live on this site appears in linkable text here, or the article links to those articles already."
+
+
+def links_added_summary(*, links: list[dict]) -> str:
+    """What a linking run changed, in words: each link added (its anchor text and address), or that none was."""
+    if not links:
+        return NO_LINKS_ADDED
+    added = "; ".join(f"“{link['anchor_text']}” to {link['url']}" for link in links)
+    return f"Added {len(links)} internal link{'' if len(links) == 1 else 's'}: {added}."
 
 
 def content_of_one_site(*, account: Account, contents: models.QuerySet, content_ids: list[int]) -> tuple[list[int], list[int], Site]:

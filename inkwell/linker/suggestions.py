@@ -1,6 +1,6 @@
 """Internal links by meaning (#19): the linker's ``suggest`` mode, and applying what it suggests.
 
-``suggest_links`` reads an article and proposes links to the other articles of its site whose topic
+``suggest_links`` reads an article and proposes links to the other live articles of its site whose topic
 matches one of its paragraphs, even when the paragraph does not contain the target's exact phrase:
 
 1. The article's blocks (paragraphs, list items, cells...) are the text runs links may go into,

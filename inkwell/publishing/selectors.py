@@ -2,6 +2,8 @@
 
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
+from html.parser import HTMLParser
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
 from django.db.models import Case, F, Q, When
@@ -244,3 +246,53 @@ def taken_publish_times(*, site: Site, start: datetime, end: datetime, exclude: 
         if published_at is not None and start <= published_at <= end:
             taken.append(published_at)
     return taken
+
+
+# Internal links checked before a publish or an update (issue #29): none may lead to a page the site does not have.
+
+
+class _Hrefs(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.hrefs: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        href = dict(attrs).get("href") if tag == "a" else None
+        if href:
+            self.hrefs.append(href.strip())
+
+
+def _address(url: str) -> tuple[str, str, str] | None:
+    """Host without ``www.`` (empty for a site-relative path), path without its trailing slash, query."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    if parts.scheme not in ("", "http", "https") or (not parts.netloc and not parts.path.startswith("/")):
+        return None
+    return ((parts.hostname or "").lower().removeprefix("www."), parts.path.rstrip("/") or "/", parts.query)
+
+
+def broken_internal_links(*, content: Content, html: str | None = None) -> list[str]:
+    """The links of ``html`` (the content's body by default) that point into the site (a path, or
+    the site's or its live articles' host) at an address none of its live articles has, in order.
+    The site's home page counts as live; fragments are ignored."""
+    parser = _Hrefs()
+    parser.feed(content.html if html is None else html)
+    parser.close()
+    domain = Site.objects.for_account(content.account_id).values_list("domain", flat=True).get(pk=content.site_id)
+    live = [
+        address
+        for url in Content.objects.for_account(content.account_id).filter(site_id=content.site_id, site_status=SiteStatus.PUBLISHED).exclude(external_url="").values_list("external_url", flat=True)
+        if (address := _address(url))
+    ]
+    hosts = {domain.lower().removeprefix("www.")} | {host for host, _, _ in live}
+    paths = {(path, query) for _, path, query in live} | {("/", "")}
+    broken = []
+    for href in parser.hrefs:
+        address = _address(href)
+        if address is None or (address[0] and address[0] not in hosts):
+            continue
+        if (address[1], address[2]) not in paths:
+            broken.append(href)
+    return list(dict.fromkeys(broken))

@@ -39,7 +39,7 @@ from inkwell.integration.services import adapter_for
 from inkwell.notifications import events
 from inkwell.observability.metrics import record_publish_attempt
 from inkwell.publishing.models import PublishingRecord, PublishStatus, PublishTrigger, ScheduleOverride
-from inkwell.publishing.selectors import taken_publish_times
+from inkwell.publishing.selectors import broken_internal_links, taken_publish_times
 from inkwell.sitesettings import slots
 from inkwell.sitesettings.selectors import effective_settings
 from inkwell.system.selectors import content_settings
@@ -59,6 +59,7 @@ CMS_STATUS_LIVE = "publish"
 NO_FREE_SLOT = "No free publishing slot within the limits"
 # The CMS's own post statuses that leave a post off the public site.
 REMOTE_UNPUBLISHED = frozenset({"draft", "pending", "private", "trash"})
+BROKEN_INTERNAL_LINKS = "These internal links lead to addresses the site does not have (no live article is there); remove them or publish their articles first: {links}"
 NO_ACTIVE_INTEGRATION = "This site has no active CMS integration: connect one (POST /api/v1/integration/) or activate it first"
 
 
@@ -319,6 +320,15 @@ def _attempt(content: Content, *, trigger: str, user: User | None = None, now: d
     return _succeed(content, record, remote, started)
 
 
+def check_internal_links(*, content: Content, html: str | None = None) -> None:
+    """Refuses (422, with the list) a body whose internal links lead to addresses the site does
+    not have: an article not live yet, or one that never existed. A link that is a 404 on the
+    live site is worse than no link."""
+    broken = broken_internal_links(content=content, html=html)
+    if broken:
+        raise BusinessRuleViolation({"html": [BROKEN_INTERNAL_LINKS.format(links=", ".join(broken))]})
+
+
 def publish_now(*, content: Content, user: User | None) -> PublishOutcome:
     """Publishes approved content at once (``publish_to_cms``, ``/publisher/publish/``). Content
     that is not approved, a site without an active integration, or content already being
@@ -327,6 +337,7 @@ def publish_now(*, content: Content, user: User | None) -> PublishOutcome:
     check_publishable(content=content)
     if active_integration(content=content) is None:
         raise StateConflict({"site": [NO_CMS_INTEGRATION]})
+    check_internal_links(content=content)
     outcome = _attempt(content, trigger=PublishTrigger.MANUAL, user=user)
     if outcome is None:
         content.refresh_from_db(fields=["status", "site_status"])
@@ -771,6 +782,7 @@ def _check_refresh_can_go(refresh: ContentRefresh) -> Content:
     _live_content(content)
     if active_integration(content=content) is None:
         raise StateConflict({"site": [NO_ACTIVE_INTEGRATION]})
+    check_internal_links(content=content, html=refresh.html)
     return content
 
 

@@ -67,12 +67,13 @@ class PublishView(_ContentView):
     @extend_schema(
         tags=["publisher"],
         request=s.PublishInputSerializer,
-        responses={200: s.PublishStatusSerializer, 409: ErrorEnvelopeSerializer, 502: ErrorEnvelopeSerializer},
+        responses={200: s.PublishStatusSerializer, 409: ErrorEnvelopeSerializer, 422: ErrorEnvelopeSerializer, 502: ErrorEnvelopeSerializer},
     )
     def post(self, request):
         """Publishes approved content on its site's CMS now. The answer is where the content stands
         afterwards, with the attempt's record. Content that is not approved, a site with no active
-        integration, or content already being published is a 409. A CMS that refused the post or
+        integration, or content already being published is a 409; internal links to addresses the
+        site does not have (no live article there) are a 422 listing them, and nothing is sent. A CMS that refused the post or
         could not be reached is a 502: ``code`` names the cause (``cms_unreachable``,
         ``cms_auth_failed``, ``cms_rejected``, ...), ``error`` is the CMS's reason, and ``errors``
         holds ``next_retry_at`` (empty when no retry is planned) and ``attempts_left``; the status
@@ -126,11 +127,12 @@ class ContentPublishViewSet(AccountScopedViewSet):
     queryset = Content.objects.all()
     serializer_class = s.PublishStatusSerializer
 
-    @extend_schema(request=None, responses={200: s.PublishStatusSerializer, 409: ErrorEnvelopeSerializer, 502: ErrorEnvelopeSerializer})
+    @extend_schema(request=None, responses={200: s.PublishStatusSerializer, 409: ErrorEnvelopeSerializer, 422: ErrorEnvelopeSerializer, 502: ErrorEnvelopeSerializer})
     def publish_to_cms(self, request, pk=None):
         """Publishes approved content on its site's CMS now (as ``POST /publisher/publish/`` does):
         the answer is where it stands afterwards, with the attempt's record. Content that is not
         approved, a site with no active integration, or content already being published is a 409;
+        internal links to addresses the site does not have are a 422 listing them;
         a CMS that refused or could not be reached is a 502 with its reason and the retry plan."""
         content = self.get_object()
         services.publish_now(content=content, user=request.user)
@@ -164,10 +166,11 @@ class RefreshPublishViewSet(AccountScopedViewSet):
     queryset = ContentRefresh.objects.all()
     serializer_class = refresh_serializers.RefreshSerializer
 
-    @extend_schema(request=None, responses={200: refresh_serializers.RefreshSerializer, 409: ErrorEnvelopeSerializer, 502: ErrorEnvelopeSerializer})
+    @extend_schema(request=None, responses={200: refresh_serializers.RefreshSerializer, 409: ErrorEnvelopeSerializer, 422: ErrorEnvelopeSerializer, 502: ErrorEnvelopeSerializer})
     def send(self, request, pk=None):
         """Updates the live post with the approved refresh now. Not approved, an article that is not
-        live, no active integration, or a refresh being sent or sent: 409. A CMS failure: 502 with
+        live, no active integration, or a refresh being sent or sent: 409. Internal links to
+        addresses the site does not have: 422 listing them. A CMS failure: 502 with
         the retry plan (the live post is unchanged)."""
         refresh = self.get_object()
         services.refresh_send_now(refresh=refresh, user=request.user)

@@ -40,8 +40,9 @@ MAX_MENTIONS = 20
 _BLOCK = re.compile(r"<(p|h[1-6])(\s[^>]*)?>(.*?)</\1\s*>", re.IGNORECASE | re.DOTALL)
 _TAG = re.compile(r"(<[^>]*>)")
 _VOID = frozenset("area base br col embed hr img input link meta source track wbr".split())
-_BOUNDARY = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[A-Z0-9\"“'‘(])")
-_ENDS_SENTENCE = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+$")
+# What closes a sentence (quotes, brackets) stays with it: only the whitespace after it is a boundary.
+_BOUNDARY = re.compile(r"(?<=[.!?])([\"'”’)\]]*)\s+(?=[A-Z0-9\"“'‘(])")
+_ENDS_SENTENCE = re.compile(r"(?<=[.!?])([\"'”’)\]]*)\s+$")
 _CLAUSE = re.compile(r"(; |, and |, but |, so |, which means )")
 _MENTIONS = (
     "This matters for {kw} in particular.",
@@ -346,14 +347,14 @@ def _sentence_fragments(inner: str) -> list[str]:
             continue
         start = 0
         for match in _BOUNDARY.finditer(piece):
-            fragments.append(current + piece[start : match.start()])
+            fragments.append(current + piece[start : match.end(1)])
             current = ""
             start = match.end()
         tail = piece[start:]
         ending = _ENDS_SENTENCE.search(tail)
         if ending:
             # The sentence ends just before a tag: "... check it. <a href=...>"
-            fragments.append(current + tail[: ending.start()])
+            fragments.append(current + tail[: ending.end(1)])
             current, tail = "", ""
         current += tail
     if current.strip():

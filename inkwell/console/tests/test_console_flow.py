@@ -277,3 +277,22 @@ def test_the_keywords_page_refuses_a_broken_range_with_the_apis_message(console_
     response = console_client(big_tenant.owner).get(f"/app/sites/{big_tenant.site.pk}/keywords/", {"volume_min": "10", "volume_max": "5"})
     assert response.status_code == 400
     assert "volume_max must be greater than or equal to volume_min" in response.content.decode()
+
+
+def test_add_internal_links_says_what_it_added_and_says_so_when_it_added_none(console_client, big_tenant):
+    from inkwell.linker.tests.factories import make_article, live_url
+
+    target = make_article(big_tenant, "Trail running shoes", focus_keyword="trail running shoes")
+    make_article(big_tenant, "How to choose the right vegetable garden", focus_keyword="vegetable garden", live=False)
+    content = make_article(big_tenant, "Race day", "<p>Good trail running shoes matter in a vegetable garden.</p>", live=False)
+    client = console_client(big_tenant.owner)
+
+    editor = client.post(f"/app/content/{content.pk}/link/", follow=True).content.decode()
+    assert f"Added 1 internal link: “trail running shoes” to {live_url(big_tenant.site, 'trail-running-shoes')}." in editor
+    content.refresh_from_db()
+    assert f'<a href="{target.external_url}">trail running shoes</a>' in content.html
+    assert "vegetable-garden" not in content.html  # a draft: no link to a page the site does not have
+
+    again = client.post(f"/app/content/{content.pk}/link/", follow=True).content.decode()
+    assert "No internal links were added" in again and "Internal links were added" not in again
+    assert "Added 1 internal link" not in again

@@ -2,6 +2,7 @@
 meta with their limits, images, the optimizer's score, internal links, revisions, the workflow)."""
 
 from django import forms
+from django.contrib import messages
 from django.http import Http404
 from django.core.paginator import Paginator
 from django.http import HttpResponse
@@ -376,8 +377,9 @@ class LinkView(ConsoleView):
 
     def post(self, request, pk):
         content = content_of(request, pk)
-        linker.process_content(account=request.account, content=content, user=request.user)
-        return self.done(request, reverse("console:content", kwargs={"pk": content.pk}) + "?linked=1")
+        result = linker.process_content(account=request.account, content=content, user=request.user)
+        messages.success(request, linker.links_added_summary(links=result["links"]))
+        return self.done(request, reverse("console:content", kwargs={"pk": content.pk}))
 
 
 class RevisionsView(ConsoleView):

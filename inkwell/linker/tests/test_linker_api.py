@@ -8,7 +8,7 @@ from inkwell.api.tests import assert_error
 from inkwell.billing.models import CreditUsage
 from inkwell.billing.tests.ledger import balance_of
 from inkwell.jobs.models import Job
-from inkwell.linker.tests.factories import make_article
+from inkwell.linker.tests.factories import make_article, live_url
 from inkwell.system.services import modules_save
 from inkwell.writer.models import Content, ContentRevision
 
@@ -38,11 +38,11 @@ def test_process_answers_the_links_it_added(tenant, shoes, source, as_user):
         "data": {
             "content_id": source.pk,
             "links_added": 1,
-            "links": [{"anchor_text": "trail running shoes", "target_content_id": shoes.pk, "url": "/trail-running-shoes/"}],
+            "links": [{"anchor_text": "trail running shoes", "target_content_id": shoes.pk, "url": live_url(tenant.site, "trail-running-shoes")}],
         },
     }
     source.refresh_from_db()
-    assert '<a href="/trail-running-shoes/">trail running shoes</a>' in source.html
+    assert f'<a href="{live_url(tenant.site, "trail-running-shoes")}">trail running shoes</a>' in source.html
     assert response["X-RateLimit-Limit"] == "100"
 
 
@@ -119,7 +119,7 @@ def test_a_batch_of_fifty_articles_links_each_to_its_neighbours(tenant, other_te
     assert by_id[ids[48]] == [ids[49]]
     assert by_id[ids[49]] == []
     html = dict(Content.objects.for_account(tenant.account).values_list("pk", "html"))
-    assert html[ids[10]] == '<p>Compare <a href="/topic-11/">topic11</a> here.</p><p>Then read about <a href="/topic-12/">topic12</a>.</p>'
+    assert html[ids[10]] == f'<p>Compare <a href="{live_url(tenant.site, "topic-11")}">topic11</a> here.</p><p>Then read about <a href="{live_url(tenant.site, "topic-12")}">topic12</a>.</p>'
 
     with eager_jobs():
         again = client.post(BATCH, {"content_ids": ids}, format="json")

@@ -4,10 +4,10 @@ import pytest
 
 from inkwell.linker.selectors import link_targets
 from inkwell.linker.services import process_content
-from inkwell.linker.tests.factories import make_article
+from inkwell.linker.tests.factories import make_article, live_url
 from inkwell.planner.models import KeywordStatus
 from inkwell.planner.tests.factories import make_cluster, make_keyword
-from inkwell.writer.models import ContentRevision, SiteStatus
+from inkwell.writer.models import Content, ContentRevision, SiteStatus
 from inkwell.writer.sanitize import visible_word_count
 from inkwell.writer.tests.factories import make_task
 
@@ -31,14 +31,14 @@ def test_an_article_links_to_the_articles_whose_keywords_it_mentions(tenant):
         "content_id": source.pk,
         "links_added": 2,
         "links": [
-            {"anchor_text": "trail running shoes", "target_content_id": shoes.pk, "url": "/trail-running-shoes/"},
-            {"anchor_text": "running socks", "target_content_id": socks.pk, "url": "/socks-guide/"},
+            {"anchor_text": "trail running shoes", "target_content_id": shoes.pk, "url": live_url(tenant.site, "trail-running-shoes")},
+            {"anchor_text": "running socks", "target_content_id": socks.pk, "url": live_url(tenant.site, "socks-guide")},
         ],
     }
     source.refresh_from_db()
     assert source.html == (
-        '<h2>Gear</h2><p>Good <a href="/trail-running-shoes/">trail running shoes</a> matter.</p>'
-        '<p>Pack recovery snacks and <a href="/socks-guide/">running socks</a>.</p>'
+        f'<h2>Gear</h2><p>Good <a href="{live_url(tenant.site, "trail-running-shoes")}">trail running shoes</a> matter.</p>'
+        f'<p>Pack recovery snacks and <a href="{live_url(tenant.site, "socks-guide")}">running socks</a>.</p>'
     )
 
 
@@ -81,19 +81,20 @@ def test_running_it_again_adds_nothing(tenant):
     assert len(revisions(source)) == 1
 
 
-def test_a_published_article_is_linked_by_its_url_and_the_others_by_their_path(tenant):
-    published = make_article(
-        tenant, "Shoes", focus_keyword="trail running shoes", site_status=SiteStatus.PUBLISHED, external_url="https://blog.example.com/shoes-2024/"
-    )
-    without_slug = make_article(tenant, "Running Socks: A Guide", keywords=["running socks"], slug="")
+def test_only_articles_live_on_the_cms_are_linked_and_by_their_real_url(tenant):
+    published = make_article(tenant, "Shoes", focus_keyword="trail running shoes", external_url="https://blog.example.com/shoes-2024/")
+    draft = make_article(tenant, "Running Socks: A Guide", keywords=["running socks"], slug="", live=False)
+    scheduled = make_article(tenant, "Recovery", keywords=["recovery snacks"], live=False, site_status=SiteStatus.SCHEDULED)
     source = make_article(tenant, "Race day", BODY)
 
     links = process_content(account=tenant.account, content=source, user=tenant.owner)["links"]
 
-    assert [(link["target_content_id"], link["url"]) for link in links] == [
-        (published.pk, "https://blog.example.com/shoes-2024/"),
-        (without_slug.pk, "/running-socks-a-guide/"),
-    ]
+    assert [(link["target_content_id"], link["url"]) for link in links] == [(published.pk, "https://blog.example.com/shoes-2024/")]
+    # Once the draft is live, the link to it is offered, at the address the CMS gave it.
+    Content.objects.for_account(tenant.account).filter(pk=draft.pk).update(site_status=SiteStatus.PUBLISHED, external_url="https://blog.example.com/socks/")
+    links = process_content(account=tenant.account, content=source, user=tenant.owner)["links"]
+    assert [(link["target_content_id"], link["url"]) for link in links] == [(draft.pk, "https://blog.example.com/socks/")]
+    assert scheduled.pk not in {link["target_content_id"] for link in links}
 
 
 def test_the_keywords_of_a_targets_cluster_link_to_it(tenant):
@@ -105,7 +106,7 @@ def test_the_keywords_of_a_targets_cluster_link_to_it(tenant):
 
     links = process_content(account=tenant.account, content=source, user=tenant.owner)["links"]
 
-    assert links == [{"anchor_text": "recovery snacks", "target_content_id": target.pk, "url": "/after-the-race/"}]
+    assert links == [{"anchor_text": "recovery snacks", "target_content_id": target.pk, "url": live_url(tenant.site, "after-the-race")}]
 
 
 def test_the_linker_never_links_to_articles_of_another_site_or_account(tenant, other_tenant, second_site):

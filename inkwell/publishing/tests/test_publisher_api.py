@@ -7,7 +7,7 @@ from inkwell.publishing import definition
 from inkwell.publishing.models import PublishingRecord
 from inkwell.publishing.tests.helpers import connect, ready_content
 from inkwell.tenancy.models import SiteUserAccess
-from inkwell.writer.models import SiteStatus
+from inkwell.writer.models import Content, SiteStatus
 
 pytestmark = pytest.mark.django_db
 
@@ -199,3 +199,30 @@ def test_deployments_are_listed_per_site_without_their_definitions(tenant, other
     assert set(listed["results"][0]) == {"id", "site_id", "version", "checksum", "article_count", "created_at"}
     assert listed["results"][0]["article_count"] == 1
     assert PublishingRecord.objects.for_account(other_tenant.account).count() == 0
+
+
+def test_a_link_to_an_address_the_site_does_not_have_is_refused_with_the_list_and_nothing_is_sent(tenant, as_user, cms_server):
+    connect(tenant, cms_server)
+    live = ready_content(tenant, images=False)
+    Content.objects.for_account(tenant.account).filter(pk=live.pk).update(site_status=SiteStatus.PUBLISHED, external_url=f"https://{tenant.site.domain}/live-one/")
+    draft = ready_content(tenant, images=False)
+    content = ready_content(tenant, images=False)
+    links = (
+        f'<p>See <a href="/live-one/">the live one</a>, <a href="https://www.{tenant.site.domain}/live-one">again</a>, '
+        f'<a href="/how-to-choose-the-right-vegetable-garden/">a draft</a>, <a href="https://{tenant.site.domain}/gone/">a page that never was</a>, '
+        '<a href="https://elsewhere.example.org/x/">another site</a>, <a href="/">home</a> and <a href="#top">the top</a>.</p>'
+    )
+    Content.objects.for_account(tenant.account).filter(pk=content.pk).update(html=content.html + links)
+
+    response = as_user(tenant.owner).post(f"/api/v1/writer/content/{content.pk}/publish_to_cms/")
+
+    assert response.status_code == 422, response.content
+    message = response.json()["errors"]["html"][0]
+    assert message.endswith(f"/how-to-choose-the-right-vegetable-garden/, https://{tenant.site.domain}/gone/")
+    assert not cms_server.posts and not PublishingRecord.objects.for_account(tenant.account).filter(content=content).exists()
+    # Once the draft is live at that address, the same article goes out.
+    Content.objects.for_account(tenant.account).filter(pk=draft.pk).update(
+        site_status=SiteStatus.PUBLISHED, external_url=f"https://{tenant.site.domain}/how-to-choose-the-right-vegetable-garden/"
+    )
+    Content.objects.for_account(tenant.account).filter(pk=content.pk).update(html=content.html + links.replace(f"https://{tenant.site.domain}/gone/", "/"))
+    assert as_user(tenant.owner).post(f"/api/v1/writer/content/{content.pk}/publish_to_cms/").status_code == 200

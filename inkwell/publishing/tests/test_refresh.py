@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from inkwell.api.exceptions import CMSPublishFailed, StateConflict
+from inkwell.api.exceptions import BusinessRuleViolation, CMSPublishFailed, StateConflict
 from inkwell.integration.models import SiteIntegration
 from inkwell.notifications.models import Notification
 from inkwell.publishing.models import PublishingRecord, PublishStatus, PublishTrigger
@@ -347,3 +347,17 @@ def test_a_due_refresh_of_an_article_no_longer_live_is_not_sent_and_the_team_is_
     assert Notification.objects.for_account(tenant.account).filter(notification_type="content_publish_failed", metadata__error_code="not_live").count() == 1
     assert publish_due(now=at + timedelta(minutes=2)) == 0
     assert cms_server.posts[0]["title"]["raw"] == "Growing tomatoes on a balcony"
+
+
+def test_a_refresh_linking_to_an_address_the_site_does_not_have_is_neither_sent_nor_scheduled(tenant, cms_server):
+    content = _live(tenant, cms_server)
+    html = f'{NEW_HTML}<p>See <a href="{content.external_url}">this very post</a> and <a href="/not-live-yet/">the next one</a>.</p>'
+    refresh = _approved_refresh(tenant, content, html=html)
+
+    with pytest.raises(BusinessRuleViolation) as refused:
+        refresh_send_now(refresh=refresh, user=tenant.owner)
+    assert refused.value.errors["html"][0].endswith(": /not-live-yet/")
+    with pytest.raises(BusinessRuleViolation):
+        refresh_schedule(refresh=refresh, scheduled_at=timezone.now() + timedelta(hours=1))
+    assert cms_server.posts[0]["title"]["raw"] == "Growing tomatoes on a balcony"
+    assert not PublishingRecord.objects.for_account(tenant.account).filter(refresh=refresh).exists()
