@@ -468,11 +468,11 @@ def errors_by_field(errors: dict) -> dict:
     """The API's error paths of a brief (``outline.2.level``, ``sources.0.non_field_errors``) by
     the form's field, naming the line: the lists are text areas, one entry a line."""
     grouped: dict[str, list[str]] = {}
-    for path, messages in errors.items():
+    for path, field_messages in errors.items():
         name, _dot, rest = path.partition(".")
         index = rest.split(".")[0]
         prefix = f"Line {int(index) + 1}: " if index.isdigit() and name != "internal_links" else ""
-        grouped.setdefault("link" if name == "internal_links" else name, []).extend(prefix + message for message in messages)
+        grouped.setdefault("link" if name == "internal_links" else name, []).extend(prefix + message for message in field_messages)
     return grouped
 
 
