@@ -26,7 +26,7 @@ import requests
 from psycopg import sql
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-STARTUP_TIMEOUT_SECONDS = 20
+STARTUP_TIMEOUT_SECONDS = 60  # a worker imports the AI provider SDK before it is ready; machines under load take a while
 STOP_TIMEOUT_SECONDS = 10
 DEFAULT_PASSWORD = "correct-horse-1"
 

@@ -166,3 +166,29 @@ def test_a_429_storm_ends_with_every_article_and_image_made_once_and_paid_once(p
     assert answered["images"] - server.refused_by_endpoint["images"] == articles * images
     assert summary["reservations"] == ["settled"]
     assert summary["charged_per_job"] == [1] * (articles * 3)
+
+
+@pytest.mark.parametrize("provider_deployment", _profiles({"latencies": {"images": 0.5}}, {}), indirect=True)
+def test_the_images_of_one_article_are_made_at_once_by_one_job(provider_deployment):
+    env, server = provider_deployment
+    images = 4
+    jobs = _run(env, SETUP.format(tag="images", images=images, articles=1), "JOBS")
+    with celery_worker(env, concurrency=1):
+        _wait_until_done(env, "images", len(jobs))
+        image_jobs = _run(env, START_IMAGES.format(tag="images", images=images), "JOBS")
+        summary = _wait_until_done(env, "images", len(jobs) + len(image_jobs))
+    image_requests = sorted(request.received_at for request in server.requests_to("images"))
+    # One worker thread, four images in flight at once: sent within a moment, not 0.5 s apart.
+    assert len(image_requests) == images
+    assert image_requests[-1] - image_requests[0] < 0.4
+    assert server.peak_in_flight == images
+    assert summary["jobs"] == [["succeeded", 2]]
+    assert (summary["images"], summary["image_statuses"]) == (images, ["generated"])
+    assert summary["charged_per_job"] == [1, 1, 1]
+
+
+def test_a_worker_imports_the_provider_sdk_when_it_starts_not_in_its_first_job():
+    with server_environment(embedded=True) as env, celery_worker(env, beat=False) as worker:
+        log = worker.log_file.read_text(errors="replace")
+    imported, ready = log.find("AI provider SDK imported at worker start"), log.find(" ready.")
+    assert -1 < imported < ready, log
