@@ -5,7 +5,7 @@ import logging
 import os
 
 from celery import Celery
-from celery.signals import beat_init, worker_init
+from celery.signals import beat_init, worker_init, worker_process_init
 
 from inkwell.observability.worker import serve_worker_metrics_from_environment
 
@@ -17,6 +17,20 @@ app.autodiscover_tasks()
 # The worker's own metrics endpoint, when WORKER_METRICS_ADDRESS is set.
 worker_init.connect(serve_worker_metrics_from_environment)
 
+
+
+
+def import_provider_sdk_at_start(**_):
+    """The provider SDK is imported when a worker starts (in its pool's processes too, where they
+    are forked), not by its first AI job."""
+    from inkwell.ai.providers import import_provider_sdk
+
+    seconds = import_provider_sdk()
+    logging.getLogger("inkwell.ai").info("AI provider SDK imported at worker start in %.2f s", seconds)
+
+
+worker_init.connect(import_provider_sdk_at_start)
+worker_process_init.connect(import_provider_sdk_at_start)
 
 logger = logging.getLogger("inkwell.beat")
 _beat_lock = None  # the open lock file: the lock lasts as long as this beat's process

@@ -82,6 +82,7 @@ INSTALLED_APPS = [
     "django_prose_editor",
     "inkwell.api",
     "inkwell.tenancy",
+    "inkwell.ai",
     "inkwell.keywords",
     "inkwell.jobs",
     "inkwell.billing",
@@ -453,6 +454,15 @@ INKWELL_AI = {
     "OVERLAP_SIMILARITY": env_float("AI_OVERLAP_SIMILARITY", 0.7),
     # The linker's `suggest` mode proposes a target for a paragraph at least this close to it.
     "LINK_SUGGEST_SIMILARITY": env_float("AI_LINK_SUGGEST_SIMILARITY", 0.35),
+    # Provider calls in flight (inkwell.ai.limits), counted across every process of the deployment:
+    # at most MAX_CONCURRENCY per account, and per endpoint and key a limit that starts at
+    # PROVIDER_MAX_CONCURRENCY, is multiplied by RATE_LIMIT_DECREASE on a 429 and grows back by
+    # one per window of successful calls. A call waits for a place, and after a 429 for the
+    # provider's Retry-After, up to RATE_LIMIT_MAX_WAIT_SECONDS in all before it gives up.
+    "MAX_CONCURRENCY": env_int("AI_MAX_CONCURRENCY", 8),
+    "PROVIDER_MAX_CONCURRENCY": env_int("AI_PROVIDER_MAX_CONCURRENCY", 16),
+    "RATE_LIMIT_DECREASE": env_float("AI_RATE_LIMIT_DECREASE", 0.5),
+    "RATE_LIMIT_MAX_WAIT_SECONDS": env_int("AI_RATE_LIMIT_MAX_WAIT_SECONDS", 300),
 }
 # CMS integrations (inkwell.cms, inkwell.integration, inkwell.publishing).
 INKWELL_CMS = {

@@ -182,16 +182,20 @@ def gunicorn_server(env: dict[str, str], *, workers: int = 2) -> Iterator[LiveSe
 
 
 @contextmanager
-def celery_worker(env: dict[str, str], *, include: str = "tests.job_handlers", beat: bool = True) -> Iterator[subprocess.Popen]:
-    """A Celery worker (threads pool, as ``make run`` starts it) on the deployment ``env``; it
-    also loads the job kinds of ``include``. Stopped with its process group afterwards."""
+def celery_worker(
+    env: dict[str, str], *, include: str = "tests.job_handlers", beat: bool = True, concurrency: int = 2, cwd: Path = REPO_ROOT
+) -> Iterator[subprocess.Popen]:
+    """A Celery worker (threads pool, as ``make run`` starts it, ``concurrency`` threads) on the
+    deployment ``env``; it also loads the job kinds of ``include``. Stopped with its process
+    group afterwards. ``cwd``: the source tree it runs (a benchmark's older code)."""
     data_dir = Path(env["INKWELL_DATA_DIR"])
     log_file = data_dir / f"celery-{uuid.uuid4().hex[:6]}.log"
-    command = [sys.executable, "-m", "celery", "-A", "inkwell", "worker", "--pool", "threads", "--concurrency", "2", "--loglevel", "INFO", "-I", include]
+    command = [sys.executable, "-m", "celery", "-A", "inkwell", "worker", "--pool", "threads", "--concurrency", str(concurrency), "--loglevel", "INFO", "-I", include]
+    command += ["--hostname", f"worker-{uuid.uuid4().hex[:6]}@%h"]  # two workers of one test are two nodes
     if beat:
         command += ["--beat", "--schedule", str(data_dir / f"beat-{uuid.uuid4().hex[:6]}")]
     with log_file.open("wb") as log:
-        process = subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     process.log_file = log_file
     try:
         deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS

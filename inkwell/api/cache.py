@@ -176,6 +176,10 @@ class RedisCache(DjangoRedisCache):
         there is none). Keys are this cache's own names: no validation, as for every hot-path call."""
         return self._cache.count_hit(self.make_key(key), timeout, None if read_key is None else self.make_key(read_key))
 
+    def run_script(self, source: str, keys: list[str], args: list) -> list:
+        """Runs the Lua script ``source`` on this cache's names of ``keys``, in one round trip."""
+        return self._cache.run_script(source, [self.make_key(key) for key in keys], args)
+
     def get_versioned_count(self, version_key: str, key: str) -> tuple[bytes, int | None]:
         """The current version of ``version_key`` and the count ``key`` stored at that version (None
         when there is none), in one round trip."""

@@ -139,9 +139,12 @@ def ai_client(account: Account, *, live: bool | None = None, site: Site | None =
     if live is None:
         live = not text.values["use_testing_model"]
     site_models = _site_models(account, site) if site is not None else {}
+    text_config = text.provider_config(model=site_models.get("live" if live else "testing") or text.text_model(live=live))
+    image_config = image.provider_config(model=site_models.get("image") or image.values["model"])
     return AIClient(
-        text=build_text_provider(text.provider_config(model=site_models.get("live" if live else "testing") or text.text_model(live=live))),
-        image=build_image_provider(image.provider_config(model=site_models.get("image") or image.values["model"])),
+        # The account's calls in flight are limited across the deployment (inkwell.ai.limits).
+        text=build_text_provider(replace(text_config, account_id=account.pk)),
+        image=build_image_provider(replace(image_config, account_id=account.pk)),
         templates=effective_prompts(account),
     )
 

@@ -4,7 +4,10 @@ and the images of a content (``writer.generate_images``, ``writer.regenerate_ima
 
 ``writer.generate_images`` creates the images as ``pending`` rows when it is started (so the job
 knows exactly which rows are its own), then extracts one prompt per image from the article, then
-generates each image and stores it through Django's storage API. ``writer.regenerate_image``
+generates the images at once, within the shared limit of provider calls in flight
+(``inkwell.ai.limits``), and stores each through Django's storage API as it arrives, its row still
+``pending``: a retried attempt makes only the images still missing, so the provider is paid once
+for each. ``writer.regenerate_image``
 replaces one image's file, keeping the old one until the new one is saved.
 
 The job has two phases, prompts and images; the endpoints run both in one job (``Phase.ALL``).
@@ -22,16 +25,20 @@ Credits: prompt extraction and the images (those of the job's phases) are reserv
 The extraction is charged as soon as its prompts are saved (``ai_prompts_complete``); the images
 when they are all saved (``ai_images_complete``), for as many as were made. A failed or cancelled
 job frees what was not charged, turns its images that have a prompt ``failed`` (``regenerate``
-can retry them), removes those that never got one, and deletes every file it wrote.
+can retry them; the files kept as they arrived go, uncharged), removes those that never got one,
+and deletes every file it wrote.
 
 Files are named after the job and the image with a keyed hash (``image-<id>-<hash>.<ext>``): a
 retried attempt or the failure handler finds what an earlier attempt wrote without a record of
 it, and nobody can guess another account's file names. A deleted image takes its file with it.
 """
 
+import threading
+from concurrent.futures import ThreadPoolExecutor, as_completed
 
+from django.conf import settings as django_settings
 from django.core.files.base import ContentFile
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
@@ -264,6 +271,79 @@ def _save_images(ctx: JobContext, images: list[Image], usages: list[TokenUsage])
     return _generation_result(content.pk, saved, credits)
 
 
+def _made_earlier(job: Job, image: Image) -> bool:
+    """Whether an earlier attempt of ``job`` saved this image's file (the row names it)."""
+    return bool(image.file.name) and image.file.name in _file_names(job.pk, image) and image.file.storage.exists(image.file.name)
+
+
+def _keep(ctx: JobContext, image: Image, generated: GeneratedImage) -> None:
+    """Stores an image as soon as it arrives and names its file on the row, which stays
+    ``pending`` (uncharged) until ``_save_images``: a retried attempt finds it there."""
+    _store(ctx.job, image, generated)
+    Image.objects.for_account(ctx.job.account_id).filter(pk=image.pk, status=ImageStatus.PENDING).update(
+        file=image.file.name, width=image.width, height=image.height, mime_type=image.mime_type, updated_at=timezone.now()
+    )
+
+
+def _make_images(ctx: JobContext, client, images: list[Image], config: dict) -> list[TokenUsage]:
+    """Makes the images no earlier attempt made, at once within the shared limit of provider calls
+    in flight (``inkwell.ai.limits``), each kept as it arrives. An image that fails does not stop
+    the others; the first failure is raised once every call has ended, so that a retry pays only
+    for what is missing. The token usage of the images this attempt made."""
+    missing = [image for image in images if not _made_earlier(ctx.job, image)]
+    usages: list[TokenUsage] = []
+    if not missing:
+        return usages
+    ctx.progress(10, f"Generating {len(missing)} of {len(images)} images" if len(missing) < len(images) else f"Generating {len(images)} images")
+
+    def make(image: Image):
+        try:
+            return client.generate_image(image.prompt, size=config["size"], style=config["style"])
+        finally:
+            if threading.current_thread() is not caller:
+                connection.close()  # a pool thread's own connection (the shared limit's store)
+
+    caller = threading.current_thread()
+    # Inside the caller's transaction (an eager job in a test) other threads' connections could
+    # not see its rows: the images are then made one after another in this thread.
+    workers = 1 if connection.in_atomic_block else min(len(missing), django_settings.INKWELL_AI.get("MAX_CONCURRENCY", 8))
+    failures: list[Exception] = []
+    done = len(images) - len(missing)
+    if workers == 1:
+        for image in missing:
+            done = _record_outcome(ctx, *_outcome(make, image), usages, failures, done, len(images))
+    else:
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix=f"job-{ctx.job.pk}-image") as pool:
+            futures = {pool.submit(make, image): image for image in missing}
+            try:
+                for future in as_completed(futures):
+                    error = future.exception()
+                    done = _record_outcome(ctx, futures[future], None if error else future.result(), error, usages, failures, done, len(images))
+            except BaseException:
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
+    if failures:
+        raise failures[0]
+    return usages
+
+
+def _outcome(make, image: Image):
+    try:
+        return image, make(image), None
+    except Exception as error:  # noqa: BLE001 (raised once every image was tried)
+        return image, None, error
+
+
+def _record_outcome(ctx: JobContext, image: Image, result, error, usages: list, failures: list, done: int, total: int) -> int:
+    if error is not None:
+        failures.append(error)
+        return done
+    _keep(ctx, image, result.value)
+    usages.append(result.usage)
+    ctx.progress(10 + 85 * (done + 1) // total, f"Generated image {done + 1} of {total}")
+    return done + 1
+
+
 def _generation_failed(job: Job) -> None:
     """Nothing half-made stays: images with a prompt become ``failed``, those without are removed,
     and every file the job wrote is deleted. The failure is notified (a cancellation is not)."""
@@ -273,8 +353,11 @@ def _generation_failed(job: Job) -> None:
     without_prompt = [image.pk for image in images if image.status == ImageStatus.PENDING and not image.prompt]
     with transaction.atomic():
         rows.filter(pk__in=without_prompt).delete()
-        rows.filter(status=ImageStatus.PENDING).exclude(pk__in=without_prompt).update(status=ImageStatus.FAILED, updated_at=timezone.now())
-    _delete_job_files(job, image_ids, keep={image.file.name for image in images if image.file.name})
+        # The images kept as they arrived were never charged: a failed job leaves none of them.
+        rows.filter(status=ImageStatus.PENDING).exclude(pk__in=without_prompt).update(
+            status=ImageStatus.FAILED, file="", width=0, height=0, mime_type="", updated_at=timezone.now()
+        )
+    _delete_job_files(job, image_ids, keep={image.file.name for image in images if image.file.name and image.status != ImageStatus.PENDING})
     if job.status != JobStatus.FAILED:
         return
     reason = (job.error or {}).get("message", "")
@@ -310,12 +393,7 @@ def generate_images(ctx: JobContext) -> dict:
         if phase == Phase.PROMPTS:
             return _generation_result(content.pk, pending, job_credits(ctx.job))
 
-    usages = []
-    for index, image in enumerate(pending):
-        ctx.progress(10 + 85 * index // len(pending), f"Generating image {index + 1} of {len(pending)}")
-        result = client.generate_image(image.prompt, size=config["size"], style=config["style"])
-        _store(ctx.job, image, result.value)
-        usages.append(result.usage)
+    usages = _make_images(ctx, client, pending, config)
     ctx.progress(95, "Saving images")
     saved = _save_images(ctx, pending, usages)
     # What the job reports is what it was charged: its prompt step as well as its images.

@@ -5,12 +5,24 @@
 ``ProviderConfig`` of their own and go through the same ``build_*`` functions.
 """
 
+import time
+
 from django.conf import settings
 
 from inkwell.ai.errors import ProviderNotConfigured
 from inkwell.ai.providers.base import ImageProvider, ProviderConfig, TextProvider
 
 PROVIDER_NAMES = ("local", "openai")
+
+
+def import_provider_sdk() -> float:
+    """Imports the ``openai`` provider and its SDK (seconds, on a busy machine) and returns how
+    long it took. A worker calls it when it starts, so that no job waits for it; elsewhere the
+    import happens at the first use, so the local provider never needs the package."""
+    started = time.monotonic()
+    import inkwell.ai.providers.openai  # noqa: F401, PLC0415 (the import is the point)
+
+    return time.monotonic() - started
 
 
 def build_text_provider(config: ProviderConfig) -> TextProvider:

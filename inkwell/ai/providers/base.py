@@ -36,6 +36,8 @@ class ProviderConfig:
     # The endpoint's embeddings model; when set, the openai provider clusters keywords by its
     # vectors (inkwell.ai.local.clustering) instead of asking the chat model.
     embedding_model: str = ""
+    # The account the calls are made for: its calls in flight are limited (inkwell.ai.limits).
+    account_id: int | None = None
 
     def __repr__(self) -> str:
         return f"ProviderConfig(provider={self.provider!r}, base_url={self.base_url!r}, model={self.model!r}, api_key=***)"

@@ -41,7 +41,7 @@ from jsonschema.exceptions import best_match
 from PIL import Image, UnidentifiedImageError
 
 from inkwell import netguard
-from inkwell.ai import schemas
+from inkwell.ai import limits, schemas
 from inkwell.ai.analysis import analyze, blocks, count_words
 from inkwell.ai.errors import (
     AIError,
@@ -357,6 +357,16 @@ class _OpenAIProvider:
                 api_key = LOCAL_SERVER_PLACEHOLDER_KEY
             base_url = self.config.base_url or DEFAULT_BASE_URL
             self._check_address(base_url)
+            transport = netguard.guarded_transport(allow_private=self.config.allow_private)
+            if self.config.account_id is not None:
+                # An account's calls hold a place of the shared limit of calls in flight; a key
+                # check (no account, one call without retries) does not wait for one.
+                transport = limits.LimitedTransport(
+                    transport,
+                    endpoint=limits.endpoint_scope(base_url, api_key),
+                    account=limits.account_scope(self.config.account_id),
+                    lease_seconds=self.config.timeout_seconds + limits.LEASE_MARGIN_SECONDS,
+                )
             self._sdk_client = openai.OpenAI(
                 api_key=api_key,
                 base_url=base_url,
@@ -365,7 +375,7 @@ class _OpenAIProvider:
                 # The CMS's guard: every connection goes only to an address netguard allows (a DNS
                 # answer that changes after the check gets nowhere), and no redirect is followed.
                 http_client=httpx2.Client(
-                    transport=netguard.guarded_transport(allow_private=self.config.allow_private),
+                    transport=transport,
                     timeout=httpx2.Timeout(self.config.timeout_seconds),
                     follow_redirects=False,
                     trust_env=False,

@@ -22,6 +22,16 @@ An embedding is a deterministic bag of words: each lower-cased word adds +1 or -
 ``EMBEDDING_DIMENSIONS`` dimensions picked by its hash, so texts that share words are close (as
 ``float`` lists, or base64 float32 with ``encoding_format="base64"``, as the API sends them).
 
+Realistic timing: ``latencies`` gives the seconds an answer takes, per chat operation (the schema's
+title, such as ``"write_article"``), per endpoint (``"images"``, ``"chat"`` for other chat calls)
+or ``"*"``; ``max_in_flight`` makes it a provider that allows so many calls at once and answers
+any more with 429 and ``retry-after-ms`` of ``cap_retry_after`` seconds. It counts the calls it
+works on (``in_flight``, ``peak_in_flight``, and ``in_flight_log``: every change as
+``(monotonic time, calls)``) and the calls it refused (``refused``, and per endpoint
+``refused_by_endpoint``)::
+
+    OpenAICompatibleServer(latencies={"write_article": 0.25, "images": 0.1, "chat": 0.04}, max_in_flight=4)
+
 Endpoints are named ``"chat"``, ``"embeddings"``, ``"images"`` and ``"models"``. The SDK ignores a ``Retry-After``
 of 0 and falls back to its own backoff (0.5 s and up), so quick tests use a small positive value,
 sent as ``retry-after-ms`` as OpenAI does.
@@ -152,12 +162,28 @@ class _Stop(Exception):
 
 
 class OpenAICompatibleServer(LoopbackServer):
-    def __init__(self, *, api_key: str | None = TEST_API_KEY, models: Iterable[str] = DEFAULT_MODELS):
+    def __init__(
+        self,
+        *,
+        api_key: str | None = TEST_API_KEY,
+        models: Iterable[str] = DEFAULT_MODELS,
+        latencies: dict[str, float] | None = None,
+        max_in_flight: int | None = None,
+        cap_retry_after: float = 0.2,
+    ):
         """``api_key=None`` accepts any bearer key, as Ollama does."""
         super().__init__()
         self.api_key = api_key
         self.models = list(models)
+        self.latencies = dict(latencies or {})
+        self.max_in_flight = max_in_flight
+        self.cap_retry_after = cap_retry_after
         self.requests: list[RecordedRequest] = []
+        self.in_flight = 0
+        self.peak_in_flight = 0
+        self.refused = 0
+        self.refused_by_endpoint: dict[str, int] = defaultdict(int)
+        self.in_flight_log: list[tuple[float, int]] = []
         self._scripts: dict[str, deque[Behaviour]] = defaultdict(deque)
         self._files: dict[str, bytes] = {}
         self._lock = threading.Lock()
@@ -189,6 +215,32 @@ class OpenAICompatibleServer(LoopbackServer):
     def _record(self, request: RecordedRequest) -> None:
         with self._lock:
             self.requests.append(request)
+
+    def _enter(self, endpoint: str) -> bool:
+        """Counts a call in; False (a 429 to send) when ``max_in_flight`` calls are at work."""
+        with self._lock:
+            if self.max_in_flight is not None and self.in_flight >= self.max_in_flight:
+                self.refused += 1
+                self.refused_by_endpoint[endpoint] += 1
+                return False
+            self.in_flight += 1
+            self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+            self.in_flight_log.append((time.monotonic(), self.in_flight))
+            return True
+
+    def _leave(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+            self.in_flight_log.append((time.monotonic(), self.in_flight))
+
+    def _latency(self, endpoint: str, body: Any) -> float:
+        if not self.latencies:
+            return 0.0
+        operation = _operation_of(body) if endpoint == "chat" else None
+        for name in (operation, endpoint, "*"):
+            if name in self.latencies:
+                return self.latencies[name]
+        return 0.0
 
     def _store_file(self, data: bytes) -> str:
         name = f"img-{uuid.uuid4().hex}.png"
@@ -233,21 +285,36 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             if endpoint is None:
                 raise _ApiError(404, f"Invalid URL ({method} {path})")
-            behaviour = self.app._next_behaviour(endpoint)
-            if behaviour.kind == "delay" and self.app._stopping.wait(behaviour.seconds):
-                raise _Stop
-            if behaviour.kind == "status":
-                raise _scripted_error(behaviour)
-            if behaviour.kind == "redirect":
-                self._send(behaviour.status_code, b"", "text/plain", {"Location": behaviour.url})
-                return
-            self._authenticate()
-            payload = getattr(self, f"_{endpoint}")(body, behaviour)
-            self._send_json(200, payload)
+            counted = endpoint != "models"
+            if counted and not self.app._enter(endpoint):
+                raise _ApiError(
+                    429, _ERROR_TYPES[429][2], error_type="requests", code="rate_limit_exceeded", headers={"retry-after-ms": str(int(self.app.cap_retry_after * 1000))}
+                )
+            try:
+                self._answer(endpoint, body)
+            finally:
+                if counted:
+                    self.app._leave()
         except _ApiError as error:
             self._send_json(error.status, error.body, error.headers)
         except (_Stop, BrokenPipeError, ConnectionResetError):
             self.close_connection = True
+
+    def _answer(self, endpoint: str, body: Any) -> None:
+        behaviour = self.app._next_behaviour(endpoint)
+        if behaviour.kind == "delay" and self.app._stopping.wait(behaviour.seconds):
+            raise _Stop
+        if behaviour.kind == "status":
+            raise _scripted_error(behaviour)
+        if behaviour.kind == "redirect":
+            self._send(behaviour.status_code, b"", "text/plain", {"Location": behaviour.url})
+            return
+        self._authenticate()
+        payload = getattr(self, f"_{endpoint}")(body, behaviour)
+        latency = self.app._latency(endpoint, body)
+        if latency and self.app._stopping.wait(latency):
+            raise _Stop
+        self._send_json(200, payload)
 
     # -- plumbing ------------------------------------------------------------------------
     def _read_body(self) -> Any:
@@ -444,6 +511,16 @@ def _last_json_line(text: str) -> Any:
         return json.loads(text.rstrip().rsplit("\n", 1)[-1])
     except ValueError:
         return None
+
+
+def _operation_of(body: Any) -> str | None:
+    """The Inkwell operation a chat request asks for: the title of its system message's schema."""
+    messages = body.get("messages") if isinstance(body, dict) else None
+    if not isinstance(messages, list):
+        return None
+    system = next((m.get("content") for m in messages if isinstance(m, dict) and m.get("role") in {"system", "developer"}), None)
+    schema = _last_json_line(system) if isinstance(system, str) else None
+    return schema.get("title") if isinstance(schema, dict) else None
 
 
 def _answer(messages: list[dict]) -> str:

@@ -150,8 +150,9 @@ def test_a_failure_midway_deletes_the_files_written_fails_the_images_and_charges
     tenant, as_user, eager_jobs, content, media_root, openai_server, settings
 ):
     image_settings(tenant, provider="openai", base_url=openai_server.base_url, api_key=TEST_API_KEY, size="256x256")
-    # Every attempt gets its first image and then a 500 (a transient error, retried while attempts remain).
-    openai_server.script("images", [Behaviour.ok(), Behaviour.status(500)] * settings.INKWELL_JOBS["MAX_ATTEMPTS"])
+    # The first attempt gets its first image, then every attempt a 500 for the second (a transient
+    # error, retried while attempts remain): the first image is kept as it arrives, never charged.
+    openai_server.script("images", [Behaviour.ok()] + [Behaviour.status(500)] * settings.INKWELL_JOBS["MAX_ATTEMPTS"])
     start = balance_of(tenant.account)
 
     job = run(eager_jobs, tenant, as_user(tenant.owner), GENERATE, {"content_id": content.pk, "count": 2})
@@ -169,7 +170,7 @@ def test_a_failure_midway_deletes_the_files_written_fails_the_images_and_charges
     assert_ledger_consistent(tenant.account)
 
 
-def test_a_retried_attempt_reuses_the_prompts_and_overwrites_what_the_first_attempt_wrote(
+def test_a_retried_attempt_reuses_the_prompts_and_the_images_the_first_attempt_kept_and_makes_only_the_missing_one(
     tenant, as_user, eager_jobs, content, media_root, openai_server
 ):
     image_settings(tenant, provider="openai", base_url=openai_server.base_url, api_key=TEST_API_KEY, size="256x256")
@@ -185,7 +186,8 @@ def test_a_retried_attempt_reuses_the_prompts_and_overwrites_what_the_first_atte
     for image in images:
         with PILImage.open(media_root / image.file.name) as picture:
             assert picture.size == (256, 256)
-    assert len(openai_server.requests_to("images")) == 4
+    # The first image once, the second twice (its 503 and its retry): the provider is paid once for each.
+    assert len(openai_server.requests_to("images")) == 3
     assert balance_of(tenant.account) == start - 1 - 2 * 2
     assert [kind for kind, _ in notifications(tenant)] == ["ai_prompts_complete", "ai_images_complete"]
     assert_ledger_consistent(tenant.account)
