@@ -37,6 +37,8 @@ from html.parser import HTMLParser
 import numpy as np
 import textstat
 
+from inkwell.ai.local.text import content_words
+
 KINDS = ("unsupported_claim", "repetition", "duplicate", "readability", "structure", "keyword")
 SHINGLE_WORDS = 5
 PHRASE_WORDS = 8
@@ -209,6 +211,12 @@ def visible_text(html: str) -> tuple[str, list[_Block]]:
 
 def words_of(text: str) -> list[str]:
     return [word.lower().replace("’", "'") for word in _WORD.findall(text)]
+
+
+def topic_words(text: str) -> list[str]:
+    """The words of ``text`` that say what it is about: no function words ("our", "that", "them"),
+    search modifiers or bare numbers (the offline model's lists)."""
+    return content_words(text)
 
 
 def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:

@@ -216,7 +216,7 @@ def voice_measured(*, site: Site, limit: int = 200) -> dict:
     person = "first" if first > second and first >= len(words) / 200 else "second" if second >= len(words) / 200 else "third"
     sentences = sum(len(quality._sentences(text, 0, len(text))) for text in texts)
     counts: dict[str, int] = {}
-    for word in content_words(" ".join(texts)):
+    for word in map(_stem, quality.topic_words(" ".join(texts))):
         counts[word] = counts.get(word, 0) + 1
     paragraphs = [
         block_text

@@ -32,6 +32,15 @@ def test_the_voice_is_measured_from_the_sites_published_posts(tenant, as_user):
     assert voice["examples"][0].startswith("We grow our tomatoes")
 
 
+def test_the_words_a_voice_proposes_to_use_are_the_posts_own_topic_words_not_function_words(tenant, as_user):
+    make_content(tenant, title="Roof tomatoes", html=POST, site_status=SiteStatus.PUBLISHED)
+
+    voice = as_user(tenant.owner).post(f"/api/v1/writer/sites/{tenant.site.pk}/voice/propose/", format="json").json()["data"]
+
+    assert not {"our", "that", "them", "when", "we", "the"} & set(voice["words_to_use"])
+    assert {"tomato", "note", "pot"} <= set(voice["words_to_use"])
+
+
 def test_a_site_with_nothing_published_has_no_voice_to_measure(tenant, as_user):
     response = as_user(tenant.owner).post(f"/api/v1/writer/sites/{tenant.site.pk}/voice/propose/", format="json")
     assert response.status_code == 409
