@@ -19,6 +19,7 @@ urlpatterns = [
     path("sites/<int:site_id>/library/", library.LibraryView.as_view(), name="library"),
     path("sites/<int:site_id>/library/review/", library.LibraryReviewView.as_view(), name="library-review"),
     path("sites/<int:site_id>/library/add/", library.LibraryAddView.as_view(), name="library-add"),
+    path("sites/<int:site_id>/library/selection/", library.LibrarySelectionView.as_view(), name="library-selection"),
     path("sites/<int:site_id>/keywords/", planner.KeywordsView.as_view(), name="keywords"),
     path("sites/<int:site_id>/keywords/bulk/", planner.KeywordsBulkView.as_view(), name="keywords-bulk"),
     path("sites/<int:site_id>/keywords/cluster/", planner.AutoClusterView.as_view(), name="auto-cluster"),

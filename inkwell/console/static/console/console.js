@@ -3,6 +3,12 @@
   "use strict";
 
   function updateSelection(form) {
+    // A selection the server keeps across pages and filters (the keywords library) counts there:
+    // the page's ticks go to it, and its answer is the count.
+    if (form.hasAttribute("data-selection-kept")) {
+      form.dispatchEvent(new CustomEvent("selectionchange"));
+      return;
+    }
     var boxes = form.querySelectorAll('input[type=checkbox]:not([data-check-all]):not(:disabled)');
     var checked = Array.prototype.filter.call(boxes, function (box) { return box.checked; }).length;
     var counter = form.querySelector("[data-selected-count]");
