@@ -76,6 +76,7 @@ urlpatterns = [
     path("jobs/<int:pk>/", activity.JobView.as_view(), name="job"),
     path("notifications/", activity.NotificationsView.as_view(), name="notifications"),
     path("notifications/bell/", activity.BellView.as_view(), name="bell"),
+    path("credits/balance/", activity.CreditBalanceView.as_view(), name="credit-balance"),
     path("notifications/read-all/", activity.NotificationsReadAllView.as_view(), name="notifications-read-all"),
     path("notifications/<int:pk>/read/", activity.NotificationReadView.as_view(), name="notification-read"),
     path("sites/<int:site_id>/settings/", settings.SiteSettingsView.as_view(), name="site-settings"),

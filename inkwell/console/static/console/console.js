@@ -55,5 +55,14 @@
   });
   nameEditors();
 
+  // A job started or ended (the "jobchange" its fragment raises, HX-Trigger): every fragment that
+  // shows a job's subject fetches itself again, from its own address or, empty, the page's.
+  document.body.addEventListener("jobchange", function () {
+    document.querySelectorAll("[data-refresh-on-job]").forEach(function (element) {
+      var url = element.getAttribute("data-refresh-on-job") || window.location.pathname + window.location.search;
+      window.htmx.ajax("GET", url, { target: element, swap: element.getAttribute("data-refresh-swap") || "innerHTML" });
+    });
+  });
+
   document.documentElement.classList.add("js");
 })();
