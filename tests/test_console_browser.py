@@ -178,7 +178,7 @@ def test_a_team_plans_and_writes_an_approved_article_with_images_from_the_keyboa
     assert rows.count() >= 6
     for index in range(6):
         press(rows.nth(index), "Space")
-    assert page.locator("[data-selected-count]").inner_text() == "6 selected"
+    page.locator("[data-selected-count]", has_text="6 selected").wait_for()  # the library keeps the selection on the server
     press(page.get_by_role("button", name="Review the selection"))
     page.locator("#selection-review form").wait_for()
     assert re.search(r"Add 6 keywords ·\s*\d+ credits?", page.locator("#selection-review").inner_text())

@@ -9,6 +9,7 @@ and the same messages.
 """
 
 import functools
+import json
 import hashlib
 from pathlib import Path
 
@@ -225,6 +226,18 @@ class ConsoleView(View):
         if request.htmx:
             return HttpResponseClientRedirect(url)
         return redirect(url)
+
+
+JOB_CHANGED = "jobchange"
+
+
+def job_changed(response: HttpResponse, job) -> HttpResponse:
+    """Raises ``jobchange`` in the browser (htmx's ``HX-Trigger``) because a job started or ended:
+    every fragment that shows a job's subject (task cards, keyword rows, clusters, the header's
+    credits, the bell) listens for it (``data-refresh-on-job``, console.js; the bell's own htmx trigger) and fetches itself
+    again. The one way a screen learns that a job changed something (issue 30, case 1)."""
+    response["HX-Trigger"] = json.dumps({JOB_CHANGED: {"job_id": job.pk, "kind": job.kind, "status": job.status}})
+    return response
 
 
 def console_path(target: str, *, default: str) -> str:

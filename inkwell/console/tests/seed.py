@@ -210,6 +210,7 @@ def console_pages(seeded: SeededSite) -> dict[str, str]:
         "automation-runs": f"/app/sites/{site_id}/automation/runs/",
         "automation-run": f"/app/automation/runs/{seeded.run.pk}/",
         "credits": "/app/credits/",
+        "credit-balance": "/app/credits/balance/",
         "notifications": "/app/notifications/",
         "bell": "/app/notifications/bell/",
         "notification-preferences": "/app/notifications/preferences/",

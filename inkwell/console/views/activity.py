@@ -3,7 +3,7 @@
 from django.core.paginator import Paginator
 from django.urls import reverse
 
-from inkwell.console.base import ConsoleView, console_path, get_scoped, validated
+from inkwell.console.base import ConsoleView, console_path, get_scoped, job_changed, validated
 from inkwell.jobs import selectors as job_selectors
 from inkwell.jobs.models import Job
 from inkwell.notifications import selectors, services
@@ -33,7 +33,11 @@ class JobView(ConsoleView):
 
     def get(self, request, pk):
         job = self.polled_job or get_scoped(Job, request, pk)
-        return self.page(request, {"job": job, "queue_position": job_selectors.queue_position(job)})
+        response = self.page(request, {"job": job, "queue_position": job_selectors.queue_position(job)})
+        if request.htmx and not job.is_active:
+            # The poll that finds the job ended: the fragments showing its subject fetch themselves again.
+            job_changed(response, job)
+        return response
 
 
 def inbox(request):
@@ -50,6 +54,13 @@ class NotificationsView(ConsoleView):
             notifications = notifications.filter(is_read=False)
         page = Paginator(notifications.order_by("-created_at", "-id"), PAGE_SIZE).get_page(request.GET.get("page"))
         return self.page(request, {"page_obj": page, "unread_only": bool(request.GET.get("unread"))})
+
+
+class CreditBalanceView(ConsoleView):
+    """The header's credits (refreshed when a job starts or ends)."""
+
+    def get(self, request):
+        return self.page(request, {}, template="console/components/credit_balance.html")
 
 
 class BellView(ConsoleView):

@@ -5,9 +5,9 @@ from django.core.paginator import Paginator
 from django.urls import reverse
 
 from inkwell.billing.services import cost_of
-from inkwell.console.base import ConsoleView, filtered, get_scoped, ids_from, remember_site, scoped, validated
+from inkwell.console.base import ConsoleView, filtered, get_scoped, ids_from, job_changed, remember_site, scoped, validated
 from inkwell.console.views.library import SiteView, site_sectors
-from inkwell.jobs.models import Job
+from inkwell.jobs.models import ACTIVE_JOB_STATUSES, Job
 from inkwell.planner import selectors
 from inkwell.planner import serializers as s
 from inkwell.planner import services
@@ -26,7 +26,7 @@ def query_of(source, names) -> dict:
 def job_started(view: ConsoleView, request, job: Job):
     """A job just started: htmx swaps its live progress into the page; without JavaScript its page opens."""
     if request.htmx:
-        return view.page(request, {"job": job}, template="console/components/job_progress.html", status=202)
+        return job_changed(view.page(request, {"job": job}, template="console/components/job_progress.html", status=202), job)
     return view.done(request, reverse("console:job", kwargs={"pk": job.pk}))
 
 
@@ -41,6 +41,8 @@ class KeywordsView(SiteView):
         keywords = filtered(KeywordFilter, request, query, scoped(Keyword, request).select_related("cluster"))
         page = Paginator(keywords, PAGE_SIZE).get_page(request.GET.get("page"))
         unclustered = scoped(Keyword, request).filter(site=site, cluster__isnull=True, status=KeywordStatus.ACTIVE).count()
+        # While the site's keywords are being clustered, clustering them again is not offered.
+        clustering = scoped(Job, request).filter(site=site, kind=services.AUTO_CLUSTER_JOB, status__in=ACTIVE_JOB_STATUSES).values_list("pk", flat=True).first()
         return self.page(
             request,
             {
@@ -50,6 +52,7 @@ class KeywordsView(SiteView):
                 "filters": query_of(request.GET, KEYWORD_FILTERS),
                 "page_obj": page,
                 "unclustered": unclustered,
+                "clustering_job_id": clustering,
                 "cluster_cost": cost_of(operation_type="clustering", units=min(unclustered, services.MAX_CLUSTER_KEYWORDS)),
             },
         )

@@ -3,6 +3,12 @@
   "use strict";
 
   function updateSelection(form) {
+    // A selection the server keeps across pages and filters (the keywords library) counts there:
+    // the page's ticks go to it, and its answer is the count.
+    if (form.hasAttribute("data-selection-kept")) {
+      form.dispatchEvent(new CustomEvent("selectionchange"));
+      return;
+    }
     var boxes = form.querySelectorAll('input[type=checkbox]:not([data-check-all]):not(:disabled)');
     var checked = Array.prototype.filter.call(boxes, function (box) { return box.checked; }).length;
     var counter = form.querySelector("[data-selected-count]");
@@ -63,6 +69,15 @@
   });
   var summary = document.querySelector(".error-summary");
   if (summary) summary.focus();
+
+  // A job started or ended (the "jobchange" its fragment raises, HX-Trigger): every fragment that
+  // shows a job's subject fetches itself again, from its own address or, empty, the page's.
+  document.body.addEventListener("jobchange", function () {
+    document.querySelectorAll("[data-refresh-on-job]").forEach(function (element) {
+      var url = element.getAttribute("data-refresh-on-job") || window.location.pathname + window.location.search;
+      window.htmx.ajax("GET", url, { target: element, swap: element.getAttribute("data-refresh-swap") || "innerHTML" });
+    });
+  });
 
   document.documentElement.classList.add("js");
 })();
