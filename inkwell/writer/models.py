@@ -434,8 +434,8 @@ class ContentFingerprint(AccountOwnedModel):
 class SiteEditorial(AccountOwnedModel):
     """A site's editorial rules: whether drafts are written from an approved brief, and the
     quality report's thresholds (``inkwell.ai.quality.Thresholds`` fields; missing ones take the
-    defaults). A site without a row (made before issue 35) needs no brief; a new site gets a row
-    that asks for one (``writer.signals``)."""
+    defaults). A site without a row (made through the API, or before briefs existed) needs no
+    brief; a site made in the console gets a row that asks for one."""
 
     site = models.OneToOneField(Site, on_delete=models.CASCADE, related_name="+")
     brief_required = models.BooleanField(default=True)

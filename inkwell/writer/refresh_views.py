@@ -3,6 +3,7 @@ schedule) is publishing's, at ``/writer/refreshes/{id}/send/``, ``schedule/`` an
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins
+from rest_framework.decorators import action
 
 from inkwell.api.envelope import created, ok
 from inkwell.api.schema import ErrorEnvelopeSerializer
@@ -11,6 +12,7 @@ from inkwell.writer import refresh_serializers as s
 from inkwell.writer import services
 from inkwell.writer.filters import RefreshFilter
 from inkwell.writer.models import ContentRefresh
+from inkwell.tenancy.models import CONTENT_REVIEWER_ROLES
 from inkwell.writer.views import WriterViewSet
 
 
@@ -37,4 +39,19 @@ class RefreshViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, WriterVie
         review). A text change of an approved refresh sends it back to review. Scheduled, sending
         or sent: 409."""
         refresh = services.refresh_update(account=request.account, refresh=self.get_object(), user=request.user, **validated(s.RefreshUpdateInputSerializer, request, partial=True))
+        return ok(s.RefreshSerializer(refresh).data)
+
+    @extend_schema(request=None, responses={200: s.RefreshSerializer, 409: ErrorEnvelopeSerializer, 422: ErrorEnvelopeSerializer})
+    @action(detail=True, methods=["post"], write_roles=CONTENT_REVIEWER_ROLES)
+    def approve(self, request, pk=None):
+        """Approves a refresh in review, as owners, admins, editors and reviewers may, under the
+        site's four-eyes rule (422 ``four_eyes``); not in review: 409."""
+        refresh = services.refresh_approve(account=request.account, refresh=self.get_object(), user=request.user)
+        return ok(s.RefreshSerializer(refresh).data)
+
+    @extend_schema(request=None, responses={200: s.RefreshSerializer, 409: ErrorEnvelopeSerializer})
+    @action(detail=True, methods=["post"], write_roles=CONTENT_REVIEWER_ROLES)
+    def request_changes(self, request, pk=None):
+        """Sends a refresh in review back to draft, as owners, admins, editors and reviewers may; not in review: 409."""
+        refresh = services.refresh_request_changes(account=request.account, refresh=self.get_object(), user=request.user)
         return ok(s.RefreshSerializer(refresh).data)

@@ -459,7 +459,7 @@ class QualityThresholdsSerializer(RejectUnknownFieldsMixin, serializers.Serializ
 
 class SiteEditorialSerializer(serializers.Serializer):
     site_id = serializers.IntegerField(read_only=True)
-    brief_required = serializers.BooleanField(help_text="Drafts are written from an approved brief (on for sites made since issue 35).")
+    brief_required = serializers.BooleanField(help_text="Drafts are written from an approved brief (on for sites made in the console; off for sites made through the API until switched on).")
     stop_at_brief = serializers.BooleanField(help_text="Automation stops at a brief that is ready and waits for a person to approve it.")
     thresholds = serializers.DictField(help_text="The thresholds saved for the site (the rest take the defaults).")
     effective_thresholds = serializers.DictField(read_only=True, help_text="Every threshold the quality report applies to the site's drafts.")

@@ -1119,6 +1119,27 @@ def refresh_update(*, account: Account, refresh: ContentRefresh, user: User | No
     return current
 
 
+NOT_IN_REVIEW = "Only a refresh in review can be approved or sent back; this one is {status}"
+
+
+def _refresh_decision(*, account: Account, refresh: ContentRefresh, user: User, status: str) -> ContentRefresh:
+    current = ContentRefresh.objects.for_account(account).get(pk=refresh.pk)
+    if current.status != ContentStatus.REVIEW:
+        raise StateConflict({"status": [NOT_IN_REVIEW.format(status=current.status)]})
+    return refresh_update(account=account, refresh=current, user=user, status=status)
+
+
+def refresh_approve(*, account: Account, refresh: ContentRefresh, user: User) -> ContentRefresh:
+    """A refresh in review is approved (409 otherwise), under the site's four-eyes rule: what
+    owners, admins, editors and reviewers may do, as for an article."""
+    return _refresh_decision(account=account, refresh=refresh, user=user, status=ContentStatus.APPROVED)
+
+
+def refresh_request_changes(*, account: Account, refresh: ContentRefresh, user: User) -> ContentRefresh:
+    """A refresh in review goes back to draft (409 otherwise), as reviewers may send an article back."""
+    return _refresh_decision(account=account, refresh=refresh, user=user, status=ContentStatus.DRAFT)
+
+
 def check_refresh_approval_rules(*, refresh: ContentRefresh, approver: User | None) -> None:
     """The site's four-eyes rule for a refresh, as for an article: a person other than its last
     editor approves it (422 naming the rule). The client's step is an article's: a review link

@@ -7,9 +7,7 @@ from django.dispatch import Signal, receiver
 
 from inkwell.planner.models import ContentIdea
 from inkwell.planner.overlaps import Piece, site_pieces_wanted
-from inkwell.tenancy.models import Site
-from inkwell.tenancy.signals import site_created
-from inkwell.writer.models import Image, SiteEditorial
+from inkwell.writer.models import Image
 from inkwell.writer.overlaps import site_writer_pieces
 
 # Sent inside the transaction that moves content into ``approved`` (keyword argument ``content``);
@@ -32,13 +30,3 @@ def _delete_file_with_image(sender, instance: Image, **kwargs) -> None:
     if instance.file.name:
         name, storage = instance.file.name, instance.file.storage
         transaction.on_commit(lambda: storage.delete(name))
-
-
-# Editorial rules
-
-
-@receiver(site_created, sender=Site, dispatch_uid="writer.site_editorial")
-def _new_site_asks_for_briefs(sender, site: Site, **kwargs) -> None:
-    """A site made since issue 35 (through the API or the console) writes its drafts from an
-    approved brief until its team says otherwise; older sites keep writing from their tasks."""
-    SiteEditorial.objects.for_account(site.account_id).get_or_create(site=site, defaults={"account_id": site.account_id, "brief_required": True})

@@ -10,6 +10,7 @@ from inkwell.jobs.models import Job, JobStatus
 from inkwell.planner.models import Cluster, ContentIdea, Keyword
 from inkwell.tenancy.models import Sector, Site, User
 from inkwell.writer.models import Content, ContentRevision, ContentStatus, Image, Task
+from inkwell.writer.quality import site_editorial
 
 pytestmark = pytest.mark.django_db
 
@@ -69,6 +70,7 @@ def test_first_site_then_industry_sectors_become_the_sites_sectors(console_clien
     site = Site.objects.for_account(tenant.account).get(name="Running blog")
     assert response.headers["Location"] == f"/app/sites/{site.pk}/sectors/"
     assert (site.domain, site.time_zone) == ("run.example.com", "Europe/Berlin")
+    assert site_editorial(site=site).brief_required  # a team starting in the console is led through briefs
     page = client.get(f"/app/sites/{site.pk}/sectors/?industry={industry_sector.industry_id}").content.decode()
     assert industry_sector.name in page
     client.post(f"/app/sites/{site.pk}/sectors/", {"industry_sector_ids": [industry_sector.pk]})

@@ -248,9 +248,14 @@ class RefreshStatusView(ConsoleView):
     def post(self, request, pk):
         refresh = refresh_of(request, pk)
         data = validated(refresh_s.RefreshUpdateInputSerializer, request, {"status": request.POST.get("status", "")}, partial=True)
-        if request.user.role_name not in CONTENT_WRITER_ROLES and (refresh.status, data.get("status")) not in REVIEWER_DECISIONS:
+        if request.user.role_name in CONTENT_WRITER_ROLES:
+            writer_services.refresh_update(account=request.account, refresh=refresh, user=request.user, **data)
+        elif data.get("status") == ContentStatus.APPROVED:
+            writer_services.refresh_approve(account=request.account, refresh=refresh, user=request.user)
+        elif data.get("status") == ContentStatus.DRAFT:
+            writer_services.refresh_request_changes(account=request.account, refresh=refresh, user=request.user)
+        else:
             raise exceptions.PermissionDenied()
-        writer_services.refresh_update(account=request.account, refresh=refresh, user=request.user, **data)
         return self.done(request, reverse("console:refresh", kwargs={"pk": refresh.pk}))
 
 

@@ -1,5 +1,6 @@
 """The first site: its name, domain and time zone, then an industry and the sectors it writes for."""
 
+from django.db import transaction
 from django.urls import reverse
 
 from inkwell.console.base import ConsoleView, current_site_id, get_scoped, header_sites, ids_from, remember_site, scoped, validated
@@ -8,6 +9,7 @@ from inkwell.tenancy import services
 from inkwell.tenancy import serializers as s
 from inkwell.tenancy.models import MANAGER_ROLES, Industry, Sector, Site
 from inkwell.tenancy.serializers import TIME_ZONES
+from inkwell.writer import services as writer_services
 
 COMMON_TIME_ZONES = sorted(TIME_ZONES)
 
@@ -39,7 +41,10 @@ class SiteNewView(FormsView):
 
     def save(self, request):
         values = {name: request.POST.get(name, "") for name in self.fields}
-        site = services.site_create(account=request.account, **validated(s.SiteInputSerializer, request, values))
+        with transaction.atomic():
+            site = services.site_create(account=request.account, **validated(s.SiteInputSerializer, request, values))
+            # A team starting in the console is led through briefs: its drafts are written from approved ones.
+            writer_services.site_editorial_update(site=site, brief_required=True)
         return self.done(request, reverse("console:site-sectors", kwargs={"site_id": site.pk}))
 
 

@@ -9,6 +9,7 @@ from inkwell.api.exceptions import BusinessRuleViolation
 from inkwell.sitesettings.services import unified_settings_update
 from inkwell.writer import services
 from inkwell.writer.models import ContentStatus, RefreshSendStatus
+from inkwell.tenancy.models import Role, RoleName, SiteUserAccess, User
 from inkwell.writer.tests.factories import make_live_content
 
 pytestmark = pytest.mark.django_db
@@ -105,3 +106,53 @@ def test_without_automatic_approval_a_refresh_written_with_ai_stays_a_draft(tena
     refresh, _ = _written_with_ai(tenant, funded, as_user, eager_jobs)
 
     assert refresh.html != WEAK_HTML and refresh.status == ContentStatus.DRAFT
+
+
+@pytest.fixture
+def reviewer(tenant):
+    user = User.dangerously_unscoped.create_user("reviewer-a@example.com", "correct-horse-1", account=tenant.account, role=Role.objects.get(name=RoleName.REVIEWER))
+    SiteUserAccess.objects.create(account=tenant.account, user=user, site=tenant.site)
+    return user
+
+
+def test_a_reviewer_approves_a_refresh_in_review_through_the_api_as_an_article(tenant, reviewer, as_user):
+    refresh = _in_review(tenant, tenant.owner)
+
+    response = as_user(reviewer).post(f"/api/v1/writer/refreshes/{refresh.pk}/approve/")
+
+    assert response.status_code == 200, response.content
+    assert response.json()["data"]["status"] == ContentStatus.APPROVED
+
+
+def test_a_reviewer_sends_a_refresh_in_review_back_to_draft_through_the_api(tenant, reviewer, as_user):
+    refresh = _in_review(tenant, tenant.owner)
+
+    response = as_user(reviewer).post(f"/api/v1/writer/refreshes/{refresh.pk}/request_changes/")
+
+    assert response.status_code == 200 and response.json()["data"]["status"] == ContentStatus.DRAFT
+
+
+def test_a_refresh_not_in_review_is_neither_approved_nor_sent_back(tenant, reviewer, as_user):
+    draft = services.refresh_create(account=tenant.account, content=make_live_content(tenant), user=tenant.owner)
+
+    response = as_user(reviewer).post(f"/api/v1/writer/refreshes/{draft.pk}/approve/")
+
+    assert response.status_code == 409
+    assert response.json()["errors"] == {"status": ["Only a refresh in review can be approved or sent back; this one is draft"]}
+
+
+def test_a_reviewers_approval_of_a_refresh_keeps_the_four_eyes_rule(tenant, as_user):
+    unified_settings_update(site=tenant.site, changes={"review_rules": {"four_eyes": True}})
+    refresh = _in_review(tenant, tenant.admin)
+
+    response = as_user(tenant.admin).post(f"/api/v1/writer/refreshes/{refresh.pk}/approve/")
+
+    assert (response.status_code, response.json()["code"]) == (422, "four_eyes")
+
+
+def test_a_reviewer_may_not_change_a_refreshs_text_through_the_api(tenant, reviewer, as_user):
+    refresh = _in_review(tenant, tenant.owner)
+
+    response = as_user(reviewer).patch(f"/api/v1/writer/refreshes/{refresh.pk}/", {"title": "Mine now"}, format="json")
+
+    assert response.status_code == 403
