@@ -82,8 +82,9 @@ class AIClient:
         rendered = self.prompt("image_generation", prompt=prompt, style=style)
         return self.image.generate_image(rendered, size=size, style=style)
 
-    def optimize_article(self, article: ArticleDraft, *, voice: Voice | None = None) -> AIResult[OptimizedArticle]:
-        prompt = self.prompt(
+    def optimization_prompt(self, article: ArticleDraft, *, voice: Voice | None = None) -> str:
+        """The optimization prompt of ``article``, carrying the site's voice."""
+        return self.prompt(
             "optimization",
             title=article.title,
             focus_keyword=article.focus_keyword,
@@ -91,4 +92,6 @@ class AIClient:
             voice=voice.as_text() if voice else "",
             carried=(("voice", "Keep to the site's voice"),),
         )
-        return self.text.optimize_article(article, prompt=prompt)
+
+    def optimize_article(self, article: ArticleDraft, *, voice: Voice | None = None) -> AIResult[OptimizedArticle]:
+        return self.text.optimize_article(article, prompt=self.optimization_prompt(article, voice=voice))

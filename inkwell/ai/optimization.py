@@ -15,14 +15,7 @@ SUGGESTIONS_HEADER = "An analysis of the article found these problems. Fix each 
 
 
 def optimization_prompt(client: AIClient, article: ArticleDraft, suggestions: Sequence[str], *, voice: Voice | None = None) -> str:
-    prompt = client.prompt(
-        "optimization",
-        title=article.title,
-        focus_keyword=article.focus_keyword,
-        content=article.html,
-        voice=voice.as_text() if voice else "",
-        carried=(("voice", "Keep to the site's voice"),),
-    )
+    prompt = client.optimization_prompt(article, voice=voice)
     findings = [" ".join(suggestion.split()) for suggestion in suggestions if suggestion.strip()]
     if not findings:
         return prompt
