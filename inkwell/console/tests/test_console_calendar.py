@@ -282,6 +282,7 @@ def test_a_time_outside_the_publishing_rules_is_refused_with_a_readable_message_
     page = refused.content.decode()
     assert "Outside the publishing rules: Saturday is not a publishing day of this site" in page
     assert "Schedule anyway" in page and 'name="override_rules" value="1"' in page and f'name="at" value="{at}"' in page
+    assert 'id="calendar-zone"' in page  # the calendar again, not a page of its own
     content.refresh_from_db()
     assert content.site_status == SiteStatus.NOT_PUBLISHED
 

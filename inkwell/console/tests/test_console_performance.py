@@ -151,6 +151,7 @@ def test_a_refresh_scheduled_outside_the_rules_is_refused_on_its_page_and_schedu
     page = refused.content.decode()
     assert "Outside the publishing rules: Saturday is not a publishing day of this site" in page
     assert "Schedule anyway" in page and 'name="override_rules" value="1"' in page and f'name="at" value="{at}"' in page
+    assert 'id="refresh-at"' in page  # the refresh's page again, the time typed beside the message
     refresh.refresh_from_db()
     assert refresh.send_status == RefreshSendStatus.NOT_SENT
 

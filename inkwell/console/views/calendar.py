@@ -17,8 +17,8 @@ from django.utils import timezone
 from rest_framework.exceptions import ValidationError
 
 from inkwell.api.exceptions import OutsidePublishingRules
-from inkwell.console.base import ConsoleView, get_scoped, refusal_messages, scoped, validated
-from inkwell.console.views.forms import FormSubmission
+from inkwell.console.base import ConsoleView, get_scoped, scoped, validated
+from inkwell.console.views.forms import FormSubmission, outside_the_rules
 from inkwell.console.views.library import SiteView
 from inkwell.publishing import selectors, services
 from inkwell.sitesettings.slots import local_instant
@@ -190,9 +190,8 @@ class ScheduleView(FormSubmission):
             except OutsidePublishingRules as refused:
                 # Refused as the API refuses it, with "Schedule anyway": an explicit override, recorded
                 # on the content (contract section 12; issue 30: Saturday 11:30 was "Scheduled.").
-                error, errors = refusal_messages(refused)
                 anyway = {key: request.POST.get(key, "") for key in ("at", "view", "date")}
-                return self.refusal(request, refused.status_code, f"Outside the publishing rules: {error}", errors, schedule_anyway={"action": request.path, "fields": anyway})
+                return self.refused(request, refused, pk=pk, extra=outside_the_rules(refused, action=request.path, fields=anyway))
         return back_to_calendar(self, request, content, at=result["scheduled_publish_at"], scheduled=content.pk)
 
 

@@ -42,6 +42,13 @@ def error_summary(errors: dict, *, anchors: dict[str, str], labels: dict[str, st
     return summary
 
 
+def outside_the_rules(refused: exceptions.APIException, *, action: str, fields: dict, subject: str = "article") -> dict:
+    """What a page refused by the site's publishing rules shows beside its summary: the rule, and
+    "Schedule anyway" posting the same time again with the override (contract section 12)."""
+    error, _errors = refusal_messages(refused)
+    return {"error_summary_title": f"Outside the publishing rules: {error}", "schedule_anyway": {"action": action, "fields": fields, "subject": subject}}
+
+
 class FormSubmission(ConsoleView):
     """A form's POST whose refusal shows a page (``context`` and ``template_name``) again, as
     ``FormsView`` does; for a form that lives on another view's page (the calendar's schedule
@@ -63,7 +70,8 @@ class FormSubmission(ConsoleView):
         """The general message and the field messages a refusal shows: the API's."""
         return refusal_messages(exc)
 
-    def refused(self, request, exc: exceptions.APIException, **kwargs):
+    def refused(self, request, exc: exceptions.APIException, *, extra: dict | None = None, **kwargs):
+        """The page again, refused; ``extra``: more for it to show (a "Schedule anyway")."""
         error, errors = self.refusal_of(exc)
         form = request.POST.get("form", "")
         errors = without_prefix(errors, self.error_prefixes.get(form, "")) or {NON_FIELD: [error]}
@@ -74,7 +82,7 @@ class FormSubmission(ConsoleView):
             **({"errors": errors} if form == "" else {}),
             "error_summary": error_summary(errors, anchors=self.field_anchors, labels=self.field_labels),
         }
-        return self.page(request, {**context, **failed}, status=exc.status_code)
+        return self.page(request, {**context, **failed, **(extra or {})}, status=exc.status_code)
 
 
 class FormsView(FormSubmission):

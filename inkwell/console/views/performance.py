@@ -20,13 +20,12 @@ from inkwell.billing.services import cost_of
 from inkwell.console.base import (
     ConsoleView,
     get_scoped,
-    refusal_messages,
     remember_site,
     scoped,
     validated,
 )
 from inkwell.console.views.calendar import LOCAL_INPUT_FORMAT, chosen_instant
-from inkwell.console.views.forms import FormsView, FormSubmission
+from inkwell.console.views.forms import FormsView, FormSubmission, outside_the_rules
 from inkwell.console.views.library import SiteView
 from inkwell.console.views.planner import job_started
 from inkwell.optimizer import services as optimizer_services
@@ -290,11 +289,8 @@ class RefreshSendView(FormSubmission):
                 publishing.refresh_schedule(refresh=refresh, user=request.user, **data)
             except OutsidePublishingRules as refused:
                 # The calendar's refusal and its explicit, recorded "Schedule anyway" (contract section 12).
-                error, errors = refusal_messages(refused)
                 anyway = {"when": "at", "at": request.POST.get("at", "")}
-                return self.refusal(
-                    request, refused.status_code, f"Outside the publishing rules: {error}", errors, schedule_anyway={"action": request.path, "fields": anyway, "subject": "refresh"}
-                )
+                return self.refused(request, refused, pk=pk, extra=outside_the_rules(refused, action=request.path, fields=anyway, subject="refresh"))
             notice = "scheduled=1"
         return self.done(request, reverse("console:refresh", kwargs={"pk": refresh.pk}) + f"?{notice}")
 
