@@ -25,6 +25,7 @@ from inkwell.keywords.models import SeedKeyword
 from inkwell.keywords.stats import refresh_library_stats
 from inkwell.notifications.models import Notification
 from inkwell.planner.models import Cluster, ContentIdea, Keyword
+from inkwell.sitesettings.tests import publish_any_time
 from inkwell.tenancy.models import IndustrySector, Sector
 from inkwell.writer.models import Content, Image, Task
 
@@ -98,6 +99,7 @@ def finished_job(client, response) -> dict:
 def test_the_whole_workflow_through_the_api(account_with_library, provider, as_user, eager_jobs):
     tenant, sector, seed_ids = account_with_library
     account, site = tenant.account, tenant.site
+    publish_any_time(site)  # the schedule below is two days out, whatever the weekday; the rules are not this test's subject
     client = as_user(tenant.owner)
     credits = balance(account)
 
