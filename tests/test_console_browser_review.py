@@ -93,7 +93,7 @@ def test_a_teammate_comments_and_an_outside_reviewer_approves_through_a_link(bro
     sign_in(writer, base, EDITOR)
     # The in-app notification of the mention leads to the comment.
     writer.goto(base + "/app/notifications/")
-    press(writer.get_by_role("link", name="Open the comment"))
+    press(writer.get_by_role("button", name="Open the comment"))
     writer.wait_for_url(re.compile(rf".*/content/{content_id}/review/#comment-\d+$"))
     assert writer.locator(".thread .badge--new").count() == 1
     writer_screens.capture("51-review-dark-new-comment")

@@ -16,7 +16,7 @@ from inkwell.automation.stages import STAGES
 from inkwell.sitesettings.defaults import STAGE_NUMBERS
 from inkwell.sitesettings.serializers import AutomationConfigSerializer, StageConfigInputSerializer, StageConfigSerializer, validate_stage_entries
 from inkwell.sitesettings.selectors import DELAY_FIELDS
-from inkwell.api.serializers import RejectUnknownFieldsMixin
+from inkwell.api.serializers import REQUIRED, RejectUnknownFieldsMixin
 from inkwell.tenancy.access import can_access_site
 from inkwell.tenancy.models import Site
 from inkwell.tenancy.serializers import AccountSiteField
@@ -118,6 +118,9 @@ class AutomationConfigUpdateSerializer(RejectUnknownFieldsMixin, AutomationConfi
         super().__init__(*args, **kwargs)
         for field in DELAY_FIELDS.values():
             self.fields[field].required = False
+        # ``enabled`` or its other name ``is_enabled``: one of them is required (``validate``), so
+        # the schema cannot require ``enabled`` itself.
+        self.fields["enabled"].required = False
 
     def to_internal_value(self, data):
         # Clients written from the spec's automation config call ``enabled`` ``is_enabled`` (issue 30).
@@ -128,6 +131,8 @@ class AutomationConfigUpdateSerializer(RejectUnknownFieldsMixin, AutomationConfi
     def validate(self, attrs):
         if "is_enabled" in attrs and attrs.pop("is_enabled") != attrs.get("enabled"):
             raise serializers.ValidationError({"is_enabled": [DIFFERS_FROM_FIELD.format(field="enabled")]})
+        if "enabled" not in attrs and not self.partial:
+            raise serializers.ValidationError({"enabled": [REQUIRED]})
         validate_stage_entries(attrs.get("stage_configs", []), attrs)
         return attrs
 
