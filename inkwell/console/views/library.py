@@ -119,7 +119,7 @@ class LibrarySelectionView(SiteView):
 
     module = "planner"
     template_name = "console/pages/library.html"
-    fragment_template = "console/components/library_selection.html"
+    fragment_template = "console/components/library_selection_count.html"
 
     def post(self, request, site_id):
         site = self.site_of(request, site_id)
