@@ -150,10 +150,6 @@ def comments_of(*, account: Account, content: Content, reader: User | None = Non
     )
 
 
-def unread_comment_count(*, account: Account, content: Content, reader: User) -> int:
-    return comments_of(account=account, content=content, reader=reader).filter(unread=True).count()
-
-
 def review_links_of(*, account: Account, content: Content) -> QuerySet:
     return ReviewLink.objects.for_account(account).filter(content=content).order_by("-created_at", "-id")
 
