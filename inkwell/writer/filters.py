@@ -3,7 +3,7 @@
 from django.db.models import Q
 from django_filters import rest_framework as filters
 
-from inkwell.api.filters import IdFilter
+from inkwell.api.filters import ChoiceFilter, IdFilter
 from inkwell.writer.image_serializers import (
     INVALID_IMAGE_TYPE,
 )
@@ -38,7 +38,7 @@ def _search_field(*fields: str) -> filters.CharFilter:
 class TaskFilter(filters.FilterSet):
     site_id = IdFilter(field_name="site_id")
     sector_id = IdFilter(field_name="sector_id")
-    status = filters.ChoiceFilter(choices=TaskStatus.choices, error_messages={"invalid_choice": INVALID_STATUS})
+    status = ChoiceFilter(choices=TaskStatus.choices, error_messages={"invalid_choice": INVALID_STATUS})
     search = _search_field("title")
     ordering = StableOrderingFilter(fields=("created_at", "updated_at", "title", "word_count", "status"))
 
@@ -52,8 +52,8 @@ class ContentFilter(filters.FilterSet):
         field_name="status", lookup_expr="in", choices=ContentStatus.choices, error_messages={"invalid_choice": INVALID_STATUS},
         help_text="Comma-separated workflow statuses, e.g. draft,review.",
     )
-    status = filters.ChoiceFilter(choices=ContentStatus.choices, error_messages={"invalid_choice": INVALID_STATUS})
-    site_status = filters.ChoiceFilter(choices=SiteStatus.choices, error_messages={"invalid_choice": "Invalid site status value"})
+    status = ChoiceFilter(choices=ContentStatus.choices, error_messages={"invalid_choice": INVALID_STATUS})
+    site_status = ChoiceFilter(choices=SiteStatus.choices, error_messages={"invalid_choice": "Invalid site status value"})
     site_id = IdFilter(field_name="site_id")
     sector_id = IdFilter(field_name="sector_id")
     task_id = IdFilter(field_name="task_id")
@@ -67,7 +67,7 @@ class ContentFilter(filters.FilterSet):
 
 class TaxonomyFilter(filters.FilterSet):
     site_id = IdFilter(field_name="site_id")
-    taxonomy_type = filters.ChoiceFilter(choices=TaxonomyType.choices, error_messages={"invalid_choice": "Invalid taxonomy type"})
+    taxonomy_type = ChoiceFilter(choices=TaxonomyType.choices, error_messages={"invalid_choice": "Invalid taxonomy type"})
     parent_id = IdFilter(field_name="parent_id")
     search = _search_field("name", "slug")
 
@@ -79,8 +79,8 @@ class TaxonomyFilter(filters.FilterSet):
 class ImageFilter(filters.FilterSet):
     content_id = IdFilter(field_name="content_id")
     site_id = IdFilter(field_name="site_id")
-    image_type = filters.ChoiceFilter(choices=ImageType.choices, error_messages={"invalid_choice": INVALID_IMAGE_TYPE})
-    status = filters.ChoiceFilter(choices=ImageStatus.choices, error_messages={"invalid_choice": INVALID_STATUS})
+    image_type = ChoiceFilter(choices=ImageType.choices, error_messages={"invalid_choice": INVALID_IMAGE_TYPE})
+    status = ChoiceFilter(choices=ImageStatus.choices, error_messages={"invalid_choice": INVALID_STATUS})
 
     class Meta:
         model = Image
@@ -90,8 +90,8 @@ class ImageFilter(filters.FilterSet):
 class RefreshFilter(filters.FilterSet):
     site_id = IdFilter(field_name="site_id")
     content_id = IdFilter(field_name="content_id")
-    status = filters.ChoiceFilter(choices=ContentStatus.choices, error_messages={"invalid_choice": INVALID_STATUS})
-    send_status = filters.ChoiceFilter(choices=RefreshSendStatus.choices, error_messages={"invalid_choice": "Invalid send status value"})
+    status = ChoiceFilter(choices=ContentStatus.choices, error_messages={"invalid_choice": INVALID_STATUS})
+    send_status = ChoiceFilter(choices=RefreshSendStatus.choices, error_messages={"invalid_choice": "Invalid send status value"})
 
     class Meta:
         model = ContentRefresh
