@@ -22,7 +22,7 @@ from inkwell.planner.models import ContentIdea, IdeaStatus
 from inkwell.planner.services import INSERT_BATCH_SIZE, TaskSkipReason
 from inkwell.sitesettings.selectors import effective_settings
 from inkwell.system.selectors import content_settings
-from inkwell.tenancy.models import MANAGER_ROLES, Account, Sector, Site, User, canonical_email
+from inkwell.tenancy.models import CONTENT_WRITER_ROLES, MANAGER_ROLES, Account, Sector, Site, User, canonical_email
 from inkwell.tenancy.serializers import REQUIRED, SECTOR_NOT_IN_SITE
 from inkwell.webhooks import services as webhooks
 from inkwell.webhooks.models import EventType
@@ -1127,6 +1127,20 @@ def _refresh_decision(*, account: Account, refresh: ContentRefresh, user: User, 
     if current.status != ContentStatus.REVIEW:
         raise StateConflict({"status": [NOT_IN_REVIEW.format(status=current.status)]})
     return refresh_update(account=account, refresh=current, user=user, status=status)
+
+
+# What a reviewer may do with a refresh: decide on one in review, as on an article.
+REFRESH_REVIEWER_DECISIONS = frozenset({(ContentStatus.REVIEW, ContentStatus.APPROVED), (ContentStatus.REVIEW, ContentStatus.DRAFT)})
+
+
+def refresh_move(*, account: Account, refresh: ContentRefresh, user: User, status: str) -> ContentRefresh:
+    """Moves a refresh to ``status`` as ``user``'s role allows: the writers any move of review
+    (``refresh_update``), a reviewer only a decision on one in review (403 otherwise)."""
+    if user.role_name in CONTENT_WRITER_ROLES:
+        return refresh_update(account=account, refresh=refresh, user=user, status=status)
+    if (refresh.status, status) not in REFRESH_REVIEWER_DECISIONS:
+        raise PermissionDenied()
+    return _refresh_decision(account=account, refresh=refresh, user=user, status=status)
 
 
 def refresh_approve(*, account: Account, refresh: ContentRefresh, user: User) -> ContentRefresh:

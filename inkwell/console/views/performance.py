@@ -13,7 +13,6 @@ from django.core.paginator import Paginator
 from django.urls import reverse
 from django.utils import timezone
 
-from rest_framework import exceptions
 
 from inkwell.api.exceptions import OutsidePublishingRules, PayloadTooLarge
 from inkwell.billing.services import cost_of
@@ -34,7 +33,7 @@ from inkwell.performance import serializers as performance_s
 from inkwell.performance.models import SearchPerformanceImport
 from inkwell.publishing import services as publishing
 from inkwell.sitesettings.selectors import effective_settings
-from inkwell.tenancy.models import CONTENT_REVIEWER_ROLES, CONTENT_WRITER_ROLES
+from inkwell.tenancy.models import CONTENT_REVIEWER_ROLES
 from inkwell.writer import refresh_serializers as refresh_s
 from inkwell.writer import services as writer_services
 from inkwell.writer.models import (
@@ -53,8 +52,6 @@ REFRESH_TRANSITION_LABELS = {
     (ContentStatus.REVIEW, ContentStatus.DRAFT): "Back to draft",
     (ContentStatus.APPROVED, ContentStatus.REVIEW): "Back to review",
 }
-# What a reviewer may do with a refresh: decide on one in review, as on an article.
-REVIEWER_DECISIONS = frozenset({(ContentStatus.REVIEW, ContentStatus.APPROVED), (ContentStatus.REVIEW, ContentStatus.DRAFT)})
 
 
 def totals_chart(totals: dict) -> dict:
@@ -217,7 +214,7 @@ def refresh_context(view: ConsoleView, request, *, pk, submitted=None) -> dict:
     transitions = [
         (status, REFRESH_TRANSITION_LABELS[(refresh.status, status)])
         for status in sorted(TRANSITIONS.get(refresh.status, ()))
-        if (refresh.status, status) in REFRESH_TRANSITION_LABELS and (may_write or (refresh.status, status) in REVIEWER_DECISIONS)
+        if (refresh.status, status) in REFRESH_TRANSITION_LABELS and (may_write or (refresh.status, status) in writer_services.REFRESH_REVIEWER_DECISIONS)
     ]
     tz = refresh.site.time_zone
     typed_text = submitted is not None and "title" in submitted
@@ -247,14 +244,7 @@ class RefreshStatusView(ConsoleView):
     def post(self, request, pk):
         refresh = refresh_of(request, pk)
         data = validated(refresh_s.RefreshUpdateInputSerializer, request, {"status": request.POST.get("status", "")}, partial=True)
-        if request.user.role_name in CONTENT_WRITER_ROLES:
-            writer_services.refresh_update(account=request.account, refresh=refresh, user=request.user, **data)
-        elif data.get("status") == ContentStatus.APPROVED:
-            writer_services.refresh_approve(account=request.account, refresh=refresh, user=request.user)
-        elif data.get("status") == ContentStatus.DRAFT:
-            writer_services.refresh_request_changes(account=request.account, refresh=refresh, user=request.user)
-        else:
-            raise exceptions.PermissionDenied()
+        writer_services.refresh_move(account=request.account, refresh=refresh, user=request.user, status=data.get("status", refresh.status))
         return self.done(request, reverse("console:refresh", kwargs={"pk": refresh.pk}))
 
 
